@@ -1,0 +1,267 @@
+#include "run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <system_error>
+
+#include "moreau/core/error.hpp"
+#include "moreau/io/csv_writer.hpp"
+#include "moreau/io/scene.hpp"
+#include "moreau/io/vtk_writer.hpp"
+
+namespace moreau::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Non-converged steps are reported one by one up to this count, then only counted in the
+// summary, so that a run whose solver fails every step does not drown its own output.
+constexpr long kMaxWarnings = 10;
+// Seconds between two progress lines; a run shorter than this prints none.
+constexpr double kProgressInterval = 2.0;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Three significant digits, for messages ("3.1e-09", "0.125").
+std::string short_number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", value);
+  return text;
+}
+
+bool solver_succeeded(const SolverStats& stats) {
+  // A step without contacts has nothing to solve: that is not a failure.
+  return stats.converged || stats.termination == Termination::not_run;
+}
+
+struct RunStatistics {
+  long steps_completed = 0;
+  long non_converged_steps = 0;
+  long first_non_converged_step = -1;
+  double max_merit = 0.0;
+  long max_merit_step = -1;
+  long total_iterations = 0;
+  int max_iterations = 0;
+  std::size_t max_contacts = 0;
+  double contact_sum = 0.0;
+  double solver_seconds = 0.0;
+  double collision_seconds = 0.0;
+
+  void record(long step, const StepReport& report) {
+    const SolverStats& stats = report.solver_stats;
+    steps_completed = step;
+    if (!solver_succeeded(stats)) {
+      ++non_converged_steps;
+      if (first_non_converged_step < 0) first_non_converged_step = step;
+    }
+    // A NaN merit (a diverged solve) is kept: it must not hide behind a later finite one.
+    if (stats.termination != Termination::not_run &&
+        (std::isnan(stats.merit) || stats.merit > max_merit) && !std::isnan(max_merit)) {
+      max_merit = stats.merit;
+      max_merit_step = step;
+    }
+    total_iterations += stats.iterations;
+    max_iterations = std::max(max_iterations, stats.iterations);
+    max_contacts = std::max(max_contacts, report.contacts.size());
+    contact_sum += static_cast<double>(report.contacts.size());
+    solver_seconds += stats.wall_seconds;
+    collision_seconds +=
+        report.collision_stats.broad_phase_seconds + report.collision_stats.narrow_phase_seconds;
+  }
+};
+
+std::string failure_text(const StepReport& report, const std::string& solver) {
+  const SolverStats& stats = report.solver_stats;
+  return "step " + std::to_string(report.step) + " (t = " + short_number(report.time) +
+         " s): solver " + solver + " did not converge: " + to_string(stats.termination) +
+         " after " + std::to_string(stats.iterations) + " iterations, merit " +
+         short_number(stats.merit) + " (tolerance " + short_number(stats.tolerance) + ")";
+}
+
+void write_summary(const std::filesystem::path& path, const Scene& scene,
+                   const RunStatistics& stats, double wall_seconds, const std::string& status,
+                   const std::string& error) {
+  nlohmann::json summary = {
+      {"scene", scene.source},
+      {"status", status},
+      {"dimension", static_cast<int>(scene.world.dimension)},
+      {"bodies", scene.world.bodies.size()},
+      {"solver", scene.step.solver},
+      {"tolerance", scene.step.solver_options.tolerance},
+      {"time_step", scene.step.time_step},
+      {"steps_requested", scene.steps},
+      {"steps", stats.steps_completed},
+      {"simulated_time", scene.world.time},
+      {"wall_seconds", wall_seconds},
+      {"solver_seconds", stats.solver_seconds},
+      {"collision_seconds", stats.collision_seconds},
+      {"non_converged_steps", stats.non_converged_steps},
+      {"first_non_converged_step", nullptr},
+      {"max_merit", stats.max_merit},
+      {"max_merit_step", nullptr},
+      {"total_solver_iterations", stats.total_iterations},
+      {"max_solver_iterations", stats.max_iterations},
+      {"max_contacts", stats.max_contacts},
+      {"mean_contacts", stats.steps_completed > 0
+                            ? stats.contact_sum / static_cast<double>(stats.steps_completed)
+                            : 0.0},
+      {"output",
+       {{"directory", scene.output.directory},
+        {"every", scene.output.every},
+        {"csv", scene.output.csv},
+        {"vtk", scene.output.vtk}}}};
+  if (stats.first_non_converged_step >= 0)
+    summary["first_non_converged_step"] = stats.first_non_converged_step;
+  if (stats.max_merit_step >= 0) summary["max_merit_step"] = stats.max_merit_step;
+  if (!error.empty()) summary["error"] = error;
+  std::ofstream out(path);
+  out << summary.dump(2) << '\n';
+  out.flush();
+  if (!out) throw InputError(path.string() + ": cannot write the run summary");
+}
+
+void print_progress(long step, long total, const StepReport& report, double elapsed) {
+  const double rate = static_cast<double>(step) / elapsed;
+  std::cerr << "moreau: step " << step << '/' << total << " ("
+            << short_number(100.0 * static_cast<double>(step) / static_cast<double>(total))
+            << "%), t = " << short_number(report.time) << " s, " << report.contacts.size()
+            << " contacts, " << report.solver_stats.iterations << " iterations, merit "
+            << short_number(report.solver_stats.merit) << ", " << short_number(rate)
+            << " steps/s, about " << short_number(static_cast<double>(total - step) / rate)
+            << " s left\n";
+}
+
+}  // namespace
+
+void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
+  Scene scene = load_scene(scene_path);
+  if (overrides.solver) {
+    const std::vector<std::string> names = solver_names();
+    if (std::find(names.begin(), names.end(), *overrides.solver) == names.end()) {
+      std::string known;
+      for (const std::string& name : names) known += (known.empty() ? "" : ", ") + name;
+      throw InputError("--solver: unknown solver \"" + *overrides.solver +
+                       "\"; known solvers: " + known);
+    }
+    scene.step.solver = *overrides.solver;
+  }
+  if (overrides.steps) {
+    if (*overrides.steps < 0)
+      throw InputError("--steps: must be >= 0, got " + std::to_string(*overrides.steps));
+    scene.steps = *overrides.steps;
+  }
+  if (overrides.output_directory) scene.output.directory = *overrides.output_directory;
+  const bool progress = scene.output.progress && !overrides.quiet;
+
+  const std::filesystem::path directory = scene.output.directory;
+  std::error_code error;
+  std::filesystem::create_directories(directory, error);
+  if (error)
+    throw InputError(directory.string() + ": cannot create the output directory: " +
+                     error.message());
+
+  World& world = scene.world;
+  const double dt = scene.step.time_step;
+  TimeStepper stepper(world, scene.step);
+  std::optional<CsvWriter> csv;
+  if (scene.output.csv) csv.emplace(directory, world.dimension);
+  std::optional<VtkWriter> vtk;
+  if (scene.output.vtk) vtk.emplace(directory);
+  auto write_output = [&](long step, const StepReport* report) {
+    if (csv) {
+      csv->write_bodies(world, step);
+      if (report) csv->write_contacts(*report, dt);
+    }
+    if (vtk) vtk->write(world, step, report, dt);
+  };
+
+  const Clock::time_point start = Clock::now();
+  Clock::time_point last_progress = start;
+  RunStatistics stats;
+  std::string status = "failed";
+  try {
+    write_output(0, nullptr);
+    for (long step = 1; step <= scene.steps; ++step) {
+      const StepReport& report = stepper.step();
+      stats.record(step, report);
+      const bool failed = !solver_succeeded(report.solver_stats);
+      const bool stop = failed && scene.on_solver_failure == SolverFailurePolicy::stop;
+      // The state of a step that stops the run is written too: it is the one to look at.
+      if (step % scene.output.every == 0 || step == scene.steps || stop) write_output(step, &report);
+      if (failed) {
+        const std::string solver =
+            report.solver_stats.solver.empty() ? scene.step.solver : report.solver_stats.solver;
+        const std::string text = failure_text(report, solver);
+        if (stop) {
+          status = "stopped";
+          throw SimulationError(text + "; stopping because solver.on_failure is \"stop\"");
+        }
+        if (stats.non_converged_steps <= kMaxWarnings)
+          std::cerr << "moreau: warning: " << text << '\n';
+        if (stats.non_converged_steps == kMaxWarnings)
+          std::cerr << "moreau: warning: further steps that do not converge are only counted "
+                       "(summary.json)\n";
+      }
+      if (progress && step < scene.steps &&
+          std::chrono::duration<double>(Clock::now() - last_progress).count() >=
+              kProgressInterval) {
+        print_progress(step, scene.steps, report, seconds_since(start));
+        last_progress = Clock::now();
+      }
+    }
+  } catch (const SimulationError& e) {
+    if (csv) csv->flush();
+    write_summary(directory / "summary.json", scene, stats, seconds_since(start), status,
+                  e.what());
+    throw;
+  }
+  if (csv) csv->flush();
+  const double wall = seconds_since(start);
+  write_summary(directory / "summary.json", scene, stats, wall, "completed", "");
+  if (!overrides.quiet)
+    std::cout << "moreau: " << stats.steps_completed << " steps in " << short_number(wall)
+              << " s (" << short_number(static_cast<double>(stats.steps_completed) / wall)
+              << " steps/s), " << stats.non_converged_steps
+              << " not converged, max merit " << short_number(stats.max_merit) << "; output in "
+              << directory.string() << '\n';
+}
+
+void check_scene(const std::string& scene_path) {
+  const Scene scene = load_scene(scene_path);
+  const World& world = scene.world;
+  long dynamic = 0;
+  long fixed = 0;
+  for (const RigidBody& body : world.bodies) {
+    if (body.motion == Motion::dynamic) ++dynamic;
+    if (body.motion == Motion::fixed) ++fixed;
+  }
+  const long prescribed = static_cast<long>(world.bodies.size()) - dynamic - fixed;
+  const SolverOptions& solver = scene.step.solver_options;
+  std::cout << scene.source << ": valid\n"
+            << "  " << static_cast<int>(world.dimension) << "D world, " << world.bodies.size()
+            << " bodies (" << dynamic << " dynamic, " << fixed << " fixed, " << prescribed
+            << " prescribed), " << world.materials.size() << " materials\n"
+            << "  " << scene.steps << " steps of " << short_number(scene.step.time_step)
+            << " s (" << short_number(static_cast<double>(scene.steps) * scene.step.time_step)
+            << " s), solver " << scene.step.solver << " (tolerance "
+            << short_number(solver.tolerance) << ", at most " << solver.max_iterations
+            << " iterations, on failure " << to_string(scene.on_solver_failure) << ")\n"
+            << "  output: " << scene.output.directory << " every " << scene.output.every
+            << " steps (" << (scene.output.csv ? "csv" : "no csv") << ", "
+            << (scene.output.vtk ? "vtk" : "no vtk") << ")\n";
+}
+
+void list_solvers() {
+  for (const std::string& name : solver_names()) std::cout << name << '\n';
+}
+
+}  // namespace moreau::cli

@@ -1,0 +1,27 @@
+#pragma once
+// The commands of the `moreau` program, separate from the argument parsing in main.cpp.
+#include <optional>
+#include <string>
+
+namespace moreau::cli {
+
+// Command-line values that replace the scene's own.
+struct RunOverrides {
+  std::optional<std::string> output_directory;
+  std::optional<long> steps;
+  std::optional<std::string> solver;
+  bool quiet = false;  // no progress lines, no final summary line (warnings still print)
+};
+
+// `moreau run`: loads the scene, steps it, writes CSV/VTK every output.every steps and
+// summary.json at the end. Throws InputError (bad scene or option) or SimulationError (a
+// state that is not finite, or a solver failure under solver.on_failure = "stop").
+void run_scene(const std::string& scene_path, const RunOverrides& overrides);
+
+// `moreau check`: loads and validates the scene and prints what it holds, without running.
+void check_scene(const std::string& scene_path);
+
+// `moreau solvers`: the solver names, one per line.
+void list_solvers();
+
+}  // namespace moreau::cli

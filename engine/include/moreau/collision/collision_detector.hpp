@@ -1,0 +1,41 @@
+#pragma once
+// Broad phase (uniform cell grid, linear in the number of bodies) followed by the narrow
+// phase per shape pair.
+#include <vector>
+
+#include "moreau/collision/contact.hpp"
+#include "moreau/model/world.hpp"
+
+namespace moreau {
+
+struct CollisionOptions {
+  // Pairs whose gap is below this enter the contact problem (seed 000 Sec. 3: "contacts whose
+  // gap function is less than some threshold"), m. Must be >= 0.
+  double margin = 0.0;
+  // Cell size of the broad-phase grid, m; 0 picks twice the largest finite bounding radius
+  // plus the margin.
+  double cell_size = 0.0;
+  void validate() const;
+};
+
+struct CollisionStats {
+  long candidate_pairs = 0;  // pairs the broad phase handed to the narrow phase
+  long contacts = 0;
+  double broad_phase_seconds = 0.0;
+  double narrow_phase_seconds = 0.0;
+};
+
+// Pairs of bodies whose bounding spheres (inflated by the margin) overlap, each pair once
+// with a < b, in a deterministic order. Bodies with unbounded shapes (half-spaces) are
+// paired with every body. Two non-dynamic bodies are never paired.
+std::vector<std::pair<int, int>> broad_phase_pairs(const World& world, const CollisionOptions& options);
+
+// Contacts between two bodies (0, 1 or several points, e.g. a box resting on a half-space),
+// appended to `out` when their gap is below the margin.
+void narrow_phase(const World& world, int body_a, int body_b, double margin, std::vector<Contact>& out);
+
+// All contacts of the world, in a deterministic order (by pair, then by point).
+std::vector<Contact> detect_contacts(const World& world, const CollisionOptions& options,
+                                     CollisionStats* stats = nullptr);
+
+}  // namespace moreau

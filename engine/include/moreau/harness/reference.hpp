@@ -1,0 +1,49 @@
+#pragma once
+// Published values of an experiment, read from reference/<name>/expected.json. Each entry
+// carries the value, how it is compared, its tolerance, its source in the paper and the
+// reason for the tolerance. Experiments never hold expected values in their code.
+#include <map>
+#include <string>
+#include <vector>
+
+namespace moreau {
+
+enum class Comparison {
+  relative,  // |measured - published| <= tolerance * |published|
+  absolute,  // |measured - published| <= tolerance
+  at_least,  // measured >= published (published is a bound)
+  at_most,   // measured <= published
+  range,     // published_low <= measured <= published_high
+  holds,     // a property that is true or false (measured 1 or 0)
+};
+std::string to_string(Comparison comparison);
+
+struct ReferenceValue {
+  std::string name;
+  double published = 0.0;  // value, or bound; low end for `range`
+  double published_high = 0.0;  // high end for `range`
+  std::string statement;  // the published claim in words (for `holds` and the report)
+  Comparison comparison = Comparison::relative;
+  double tolerance = 0.0;
+  std::string source;  // paper, section, table or figure
+  std::string reason;  // why this tolerance
+  std::vector<std::string> scales;  // scales the entry applies to; empty = every scale
+  bool applies_to(const std::string& scale) const;
+};
+
+class Reference {
+ public:
+  // Throws InputError naming the file and entry for a missing or malformed field.
+  static Reference load(const std::string& directory);
+  const ReferenceValue& get(const std::string& name) const;  // throws InputError if absent
+  const std::vector<ReferenceValue>& values() const { return values_; }
+  const std::string& experiment() const { return experiment_; }
+
+ private:
+  std::string experiment_;
+  std::string path_;
+  std::vector<ReferenceValue> values_;
+  std::map<std::string, std::size_t> index_;
+};
+
+}  // namespace moreau

@@ -1,0 +1,81 @@
+#pragma once
+// Semi-implicit Euler contact dynamics, seed 000 eq. 13-21 (frictionless LCP, restitution
+// variant of Sec. 4.3) and its frictional cone complementarity form.
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "moreau/collision/collision_detector.hpp"
+#include "moreau/compatible/compatible_cd.hpp"
+#include "moreau/solver/solver.hpp"
+
+namespace moreau {
+
+enum class ImpactLaw {
+  // Phi/dt in the free velocity (seed 000 eq. 16-20): perfectly plastic, contacts close
+  // exactly at the end of the step.
+  plastic,
+  // e_n B v^t replaces Phi/dt for contacts that are closed (Phi <= 0) at the start of the
+  // step (seed 000 Sec. 4.3 note); open contacts keep Phi/dt so they do not form early.
+  restitution,
+};
+
+struct StepOptions {
+  double time_step = 1e-3;  // s
+  bool frictional = true;   // cone problem (rows = dimension) or frictionless LCP (1 row)
+  FrictionModel friction_model = FrictionModel::coulomb;
+  ImpactLaw impact_law = ImpactLaw::plastic;
+  CollisionOptions collision;
+  std::string solver = "pgs";
+  SolverOptions solver_options;
+  // Compatible CD post-processing (seed 000 Alg. 1, step 2); frictionless steps only.
+  CompatibleOptions compatible;
+  void validate() const;
+};
+
+struct StepReport {
+  long step = 0;
+  double time = 0.0;  // at the end of the step
+  std::vector<Contact> contacts;
+  VecX impulses;  // per contact (rows each), r = dt f
+  int rows_per_contact = 1;
+  SolverStats solver_stats;
+  CollisionStats collision_stats;
+  // Compatible CD impulses per contact (one row each) and the truss solver's stats, when
+  // StepOptions::compatible.enabled.
+  VecX compatible_impulses;
+  NoTensionTrussStats compatible_stats;
+  // Contact forces f = r / dt (seed 000 eq. 13 with impulses over one step).
+  VecX forces(double dt) const { return impulses / dt; }
+};
+
+class TimeStepper {
+ public:
+  TimeStepper(World& world, StepOptions options);
+
+  // Advances the world by one step: detect contacts, build and solve the contact problem,
+  // v+ = v + dt M^-1 F_ext + M^-1 H r (eq. 13), q+ = q + dt L(q) v+ with a normalized
+  // quaternion update. Throws SimulationError naming step and body if a state turns NaN.
+  const StepReport& step();
+
+  const StepReport& last_report() const { return report_; }
+  const StepOptions& options() const { return options_; }
+  World& world() { return world_; }
+  long steps_taken() const { return step_count_; }
+
+ private:
+  World& world_;
+  StepOptions options_;
+  std::unique_ptr<ContactSolver> solver_;
+  StepReport report_;
+  long step_count_ = 0;
+  // Warm start: impulses of the previous step matched by (body_a, body_b, point index).
+  std::vector<Contact> previous_contacts_;
+  VecX previous_impulses_;
+};
+
+// Integrates positions over one step with end-of-step velocities (seed 000 eq. 13, first
+// line): x+ = x + dt v, R+ = exp(dt omega) R, renormalized.
+void integrate_positions(World& world, double dt);
+
+}  // namespace moreau

@@ -1,0 +1,49 @@
+#pragma once
+// Scene files: a JSON description of a world, its time stepping, the run length and the
+// output. The format, every key with its unit and default, is documented in
+// docs/scene-format.md.
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+
+#include "moreau/integrator/time_stepper.hpp"
+#include "moreau/model/world.hpp"
+
+namespace moreau {
+
+struct OutputOptions {
+  // Where CSV, VTK and the run summary go; relative paths are taken from the working
+  // directory of the run. The loader fills in "out/<scene file stem>" when none is given.
+  std::string directory;
+  long every = 1;         // write the state every k steps (and always the first and the last)
+  bool csv = true;        // bodies.csv and contacts.csv
+  bool vtk = false;       // VTK PolyData per output step plus .pvd collections
+  bool progress = true;   // progress lines on stderr during long runs
+};
+
+// What a run does when the contact solver of a step does not converge.
+enum class SolverFailurePolicy {
+  warn,  // print a warning naming the step and go on
+  stop,  // stop the run with a SimulationError
+};
+
+struct Scene {
+  World world;
+  StepOptions step;
+  long steps = 0;  // number of time steps to run
+  OutputOptions output;
+  SolverFailurePolicy on_solver_failure = SolverFailurePolicy::warn;
+  std::string source;  // file name (or the name given to parse_scene), used in messages
+};
+
+// Reads and parses a scene file. Throws InputError naming the file, the JSON path and the
+// problem (missing file, malformed JSON with line and column, unknown key, wrong type,
+// non-finite number, out-of-range value, unknown name), and validates the resulting world
+// and step options.
+Scene load_scene(const std::string& path);
+
+// Same as load_scene for an already parsed document; `source_name` prefixes every message.
+Scene parse_scene(const nlohmann::json& document, const std::string& source_name);
+
+std::string to_string(SolverFailurePolicy policy);
+
+}  // namespace moreau

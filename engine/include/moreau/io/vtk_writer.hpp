@@ -1,0 +1,47 @@
+#pragma once
+// VTK XML PolyData output (ASCII .vtp files) that ParaView opens: per output step one file
+// of particles and one of the contact force network, and the collections particles.pvd and
+// contacts.pvd that give every file its simulated time (open the .pvd in ParaView).
+#include <filesystem>
+#include <iosfwd>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "moreau/integrator/time_stepper.hpp"
+#include "moreau/model/world.hpp"
+
+namespace moreau {
+
+// Particles: one vertex per body with a bounded shape (half-spaces are left out), at the
+// shape centre. Point data: body (index), radius (bounding radius, m), velocity (m/s),
+// angular_velocity (rad/s), orientation (quaternion w, x, y, z), shape (0 sphere/disk,
+// 1 box, 2 capsule), half_extents (box half extents; (r, r, r) for a sphere; (h + r, r, r)
+// for a capsule, m) and motion (0 dynamic, 1 fixed, 2 prescribed). A Glyph filter with
+// scale array "radius" draws spheres and disks.
+void write_particles_vtp(std::ostream& out, const World& world);
+
+// Contact force network: one line per contact, between the shape centres of the two bodies
+// (the contact point stands in for a half-space). Cell data: force (|f|, N), normal_force
+// (f_n, N), force_vector (force of body a on body b, world frame, N), gap (m), body_a,
+// body_b. Forces are impulses / time_step. `report` may be null (no step taken yet): the
+// network is then empty.
+void write_contact_network_vtp(std::ostream& out, const World& world, const StepReport* report,
+                               double time_step);
+
+class VtkWriter {
+ public:
+  // Creates `directory` if needed; throws InputError naming it if that fails.
+  explicit VtkWriter(const std::filesystem::path& directory);
+
+  // Writes particles_<step>.vtp and contacts_<step>.vtp (step zero-padded to 8 digits) and
+  // rewrites both .pvd collections, so that they stay valid if the run stops early.
+  void write(const World& world, long step, const StepReport* report, double time_step);
+
+ private:
+  std::filesystem::path directory_;
+  std::vector<std::pair<double, std::string>> particle_files_;  // (time, file name)
+  std::vector<std::pair<double, std::string>> contact_files_;
+};
+
+}  // namespace moreau

@@ -1,0 +1,24 @@
+#pragma once
+// Projected Gauss-Seidel (PGS, used on the LCP eq. 21 in seed 000 Sec. 8; the per-contact cone
+// projection of Tasora & Anitescu for frictional contacts). One sweep visits every contact
+// once in SolverOptions::order and updates it from the latest impulses of all the others,
+// through the DelassusOperator sweep interface (O(block) per contact, no full product):
+//   frictionless:  r_i <- max(0, r_i - omega u_i / W_ii)   (omega = 1: the exact local solve)
+//   frictional:    r_i <- P_K(r_i - omega g_i u^_i),  g_i = rows / trace(W_ii)
+// with u^_i the De Saxce velocity (FrictionModel::coulomb) or u_i (convex_relaxation).
+// Serial by nature: SolverStats::threads is 1. With order == random the contacts are shuffled
+// once with std::mt19937(seed); the permutation depends on the standard library's
+// std::shuffle, so it is reproducible for one toolchain.
+#include "moreau/solver/solver.hpp"
+
+namespace moreau {
+
+class ProjectedGaussSeidel final : public ContactSolver {
+ public:
+  // Throws InputError for options that cannot be used (SolverOptions::validate).
+  explicit ProjectedGaussSeidel(SolverOptions options = {});
+  std::string name() const override { return "pgs"; }
+  SolverStats solve(const ConeProblem& problem, VecX& r) const override;
+};
+
+}  // namespace moreau

@@ -1,0 +1,77 @@
+#include "moreau/collision/collision_detector.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <string>
+
+#include "moreau/core/error.hpp"
+
+namespace moreau {
+namespace {
+
+// Pairs per narrow-phase work item. Items are fixed by the pair list alone, so concatenating
+// their buffers in item order gives the same contact list for any thread count.
+constexpr int kPairsPerChunk = 512;
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+void CollisionOptions::validate() const {
+  if (!(margin >= 0.0) || !std::isfinite(margin))
+    throw InputError("collision options: margin must be finite and >= 0 m, got " +
+                     std::to_string(margin));
+  if (!(cell_size >= 0.0) || !std::isfinite(cell_size))
+    throw InputError("collision options: cell_size must be finite and >= 0 m (0 = automatic), got " +
+                     std::to_string(cell_size));
+}
+
+std::vector<Contact> detect_contacts(const World& world, const CollisionOptions& options,
+                                     CollisionStats* stats) {
+  options.validate();
+  const auto broad_start = std::chrono::steady_clock::now();
+  const std::vector<std::pair<int, int>> pairs = broad_phase_pairs(world, options);
+  const double broad_seconds = seconds_since(broad_start);
+
+  const auto narrow_start = std::chrono::steady_clock::now();
+  const long pair_count = static_cast<long>(pairs.size());
+  const int chunks = static_cast<int>((pair_count + kPairsPerChunk - 1) / kPairsPerChunk);
+  std::vector<std::vector<Contact>> found(chunks);
+  // An exception may not leave a parallel region: each chunk keeps its first one and the
+  // earliest chunk's is rethrown, which is the one a serial loop would have thrown.
+  std::vector<std::exception_ptr> failure(chunks);
+#pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
+  for (int k = 0; k < chunks; ++k) {
+    const long end = std::min(pair_count, static_cast<long>(k + 1) * kPairsPerChunk);
+    try {
+      for (long p = static_cast<long>(k) * kPairsPerChunk; p < end; ++p)
+        narrow_phase(world, pairs[p].first, pairs[p].second, options.margin, found[k]);
+    } catch (...) {
+      failure[k] = std::current_exception();
+    }
+  }
+  for (const std::exception_ptr& e : failure)
+    if (e) std::rethrow_exception(e);
+
+  std::size_t total = 0;
+  for (const auto& chunk : found) total += chunk.size();
+  std::vector<Contact> contacts;
+  contacts.reserve(total);
+  for (const auto& chunk : found) contacts.insert(contacts.end(), chunk.begin(), chunk.end());
+
+  if (stats) {
+    stats->candidate_pairs = pair_count;
+    stats->contacts = static_cast<long>(contacts.size());
+    stats->broad_phase_seconds = broad_seconds;
+    stats->narrow_phase_seconds = seconds_since(narrow_start);
+  }
+  return contacts;
+}
+
+}  // namespace moreau

@@ -1,0 +1,129 @@
+#include "moreau/compatible/no_tension_truss.hpp"
+
+#include <chrono>
+#include <cmath>
+
+#include "moreau/core/error.hpp"
+#include "moreau/solver/bound_constrained_apgd.hpp"
+
+namespace moreau {
+
+double power_law_exponent(ContactLaw law) { return law == ContactLaw::hookean ? 2.0 : 2.5; }
+
+std::string to_string(ContactLaw law) { return law == ContactLaw::hookean ? "hookean" : "hertzian"; }
+
+void NoTensionTrussProblem::validate() const {
+  if (load.size() != equilibrium.rows())
+    throw InputError("no-tension truss: load has " + std::to_string(load.size()) + " entries, equilibrium has " +
+                     std::to_string(equilibrium.rows()) + " rows");
+  if (relative_stiffness.size() != equilibrium.cols())
+    throw InputError("no-tension truss: one relative stiffness per contact is needed");
+  if (!load.allFinite()) throw InputError("no-tension truss: the load F~ is not finite");
+  for (Eigen::Index i = 0; i < relative_stiffness.size(); ++i)
+    if (!(relative_stiffness(i) > 0.0) || std::isnan(relative_stiffness(i)))
+      throw InputError("no-tension truss: contact " + std::to_string(i) + ": relative stiffness must be > 0");
+}
+
+void NoTensionTrussOptions::validate() const {
+  if (!(equilibrium_tolerance > 0.0)) throw InputError("no-tension truss: equilibrium_tolerance must be > 0");
+  if (!(optimality_tolerance > 0.0)) throw InputError("no-tension truss: optimality_tolerance must be > 0");
+  if (max_outer_iterations < 1 || max_inner_iterations < 1)
+    throw InputError("no-tension truss: iteration limits must be >= 1");
+  if (!(initial_penalty > 0.0) || !(penalty_growth > 1.0))
+    throw InputError("no-tension truss: initial_penalty must be > 0 and penalty_growth > 1");
+}
+
+NoTensionTrussStats solve_no_tension_truss(const NoTensionTrussProblem& problem,
+                                           const NoTensionTrussOptions& options, VecX& f) {
+  const auto start = std::chrono::steady_clock::now();
+  problem.validate();
+  options.validate();
+  NoTensionTrussStats stats;
+  const Eigen::Index n = problem.equilibrium.cols();
+  if (f.size() != n) f = VecX::Zero(n);
+  const double load_norm = problem.load.norm();
+  if (n == 0 || load_norm == 0.0) {
+    f.setZero(n);
+    stats.converged = true;
+    stats.termination = "empty";
+    return stats;
+  }
+
+  // Scale forces by the largest load component so the scaled problem is O(1); constant
+  // factors in the objective (eq. 36 drops kappa the same way) do not move the minimizer.
+  const double force_scale = problem.load.lpNorm<Eigen::Infinity>();
+  const double p = power_law_exponent(problem.law);
+  const double q = p / (p - 1.0);  // exponent of f in eq. 34
+  // Coefficient of f^q in eq. 36 per contact: (p-1)/p k~^(1/(1-p)).
+  VecX coefficient(n);
+  for (Eigen::Index i = 0; i < n; ++i)
+    coefficient(i) = (p - 1.0) / p * std::pow(problem.relative_stiffness(i), 1.0 / (1.0 - p));
+  // Equilibrium rows in different units (forces, moments) are equilibrated by their norms;
+  // row scaling leaves the feasible set unchanged.
+  VecX row_scale(problem.equilibrium.rows());
+  for (Eigen::Index r = 0; r < problem.equilibrium.rows(); ++r) {
+    const double norm = problem.equilibrium.row(r).norm();
+    row_scale(r) = norm > 0.0 ? 1.0 / norm : 0.0;
+  }
+  const SparseMatrix a = row_scale.asDiagonal() * problem.equilibrium;
+  const SparseMatrix a_transpose = a.transpose();
+  const VecX b = row_scale.asDiagonal() * (problem.load / force_scale);
+  const double b_norm = std::max(b.norm(), 1e-300);
+
+  VecX x = f / force_scale;
+  VecX lambda = VecX::Zero(a.rows());
+  double mu = options.initial_penalty;
+  // Nocedal & Wright Alg. 17.4: omega_k (subproblem tolerance) and eta_k (equilibrium target).
+  double omega = 1.0 / mu;
+  double eta = 1.0 / std::pow(mu, 0.1);
+  double lipschitz = 1.0;
+  VecX residual(a.rows());
+
+  auto lagrangian = [&](const VecX& g, VecX* gradient) -> double {
+    // L_A = sum c_i g_i^q - lambda^T (A g - b) + mu/2 |A g - b|^2.
+    const VecX c = a * g - b;
+    double value = coefficient.dot(g.array().pow(q).matrix()) - lambda.dot(c) + 0.5 * mu * c.squaredNorm();
+    if (gradient) {
+      *gradient = (q * coefficient.array() * g.array().pow(q - 1.0)).matrix() + a_transpose * (mu * c - lambda);
+    }
+    return value;
+  };
+
+  for (int k = 1; k <= options.max_outer_iterations; ++k) {
+    stats.outer_iterations = k;
+    BoundConstrainedOptions inner;
+    inner.tolerance = std::max(omega, 0.1 * options.optimality_tolerance);
+    inner.max_iterations = options.max_inner_iterations;
+    inner.initial_lipschitz = lipschitz;
+    const BoundConstrainedStats inner_stats = minimize_nonnegative(lagrangian, x, inner);
+    stats.inner_iterations += inner_stats.iterations;
+    lipschitz = inner_stats.lipschitz;
+    residual = a * x - b;
+    stats.equilibrium_residual = residual.norm() / b_norm;
+    stats.optimality_residual = inner_stats.projected_gradient;
+    if (stats.equilibrium_residual * b_norm <= eta) {
+      if (stats.equilibrium_residual <= options.equilibrium_tolerance &&
+          stats.optimality_residual <= options.optimality_tolerance) {
+        stats.converged = true;
+        break;
+      }
+      // First-order multiplier update (N&W eq. 17.39) and tighter targets.
+      lambda -= mu * residual;
+      eta = std::max(eta / std::pow(mu, 0.9), 0.1 * options.equilibrium_tolerance * b_norm);
+      omega = std::max(omega / mu, 0.1 * options.optimality_tolerance);
+    } else {
+      mu *= options.penalty_growth;
+      eta = std::max(1.0 / std::pow(mu, 0.1), 0.1 * options.equilibrium_tolerance * b_norm);
+      omega = std::max(1.0 / mu, 0.1 * options.optimality_tolerance);
+    }
+  }
+  // Report the residual of the unscaled problem.
+  f = force_scale * x;
+  stats.equilibrium_residual = (problem.equilibrium * f - problem.load).norm() / load_norm;
+  stats.penalty = mu;
+  stats.termination = stats.converged ? "converged" : "outer iteration limit";
+  stats.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return stats;
+}
+
+}  // namespace moreau

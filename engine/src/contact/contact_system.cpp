@@ -1,0 +1,203 @@
+#include "moreau/contact/contact_system.hpp"
+
+#include <omp.h>
+
+#include <string>
+
+#include "moreau/core/error.hpp"
+
+namespace moreau {
+namespace {
+
+using Mobility = Eigen::Matrix<double, 6, 3>;
+
+void accumulate(VecX& target, int body, const Vec6& value) {
+  target.segment<6>(kBodyDofs * body) += value;
+}
+
+}  // namespace
+
+JacobianBlock point_jacobian(const Contact& contact, const Vec3& body_position) {
+  // e . (v + omega x r) = e . v + omega . (r x e): the row maps body velocity (v, omega) to the
+  // velocity of the material point at the contact along frame direction e (seed 000 eq. 15).
+  const Vec3 lever = contact.point - body_position;
+  JacobianBlock block;
+  const Vec3* frame[3] = {&contact.normal, &contact.tangent1, &contact.tangent2};
+  for (int k = 0; k < 3; ++k) {
+    block.block<1, 3>(k, 0) = frame[k]->transpose();
+    block.block<1, 3>(k, 3) = lever.cross(*frame[k]).transpose();
+  }
+  return block;
+}
+
+ContactSystem::ContactSystem(const World& world, const std::vector<Contact>& contacts,
+                             int rows_per_contact)
+    : rows_per_contact_(rows_per_contact) {
+  const int max_rows = world.dimension == Dimension::two ? 2 : 3;
+  if (rows_per_contact < 1 || rows_per_contact > max_rows)
+    throw InputError("contact problem: rows per contact must be 1 (frictionless) or " +
+                     std::to_string(max_rows) + " (frictional) in this world, got " +
+                     std::to_string(rows_per_contact));
+  const int body_count = static_cast<int>(world.bodies.size());
+  inverse_mass_.reserve(body_count);
+  for (const RigidBody& body : world.bodies) inverse_mass_.push_back(moreau::inverse_mass(body, world.dimension));
+
+  rows_.resize(contacts.size());
+  std::vector<int> degree(body_count + 1, 0);
+  const int contact_count = static_cast<int>(contacts.size());
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < contact_count; ++i) {
+    const Contact& c = contacts[i];
+    ContactRows& row = rows_[i];
+    auto side = [&](int body, double sign, JacobianBlock& jacobian, Mobility& mobility) -> int {
+      if (body < 0 || !world.bodies[body].is_dynamic()) return -1;
+      jacobian = sign * point_jacobian(c, world.bodies[body].position);
+      jacobian.bottomRows(3 - rows_per_contact).setZero();
+      for (int k = 0; k < 3; ++k) mobility.col(k) = inverse_mass_[body].apply(jacobian.row(k).transpose());
+      return body;
+    };
+    // u is the velocity of b relative to a, so body a enters with a minus sign.
+    row.body_a = side(c.body_a, -1.0, row.jacobian_a, row.mobility_a);
+    row.body_b = side(c.body_b, +1.0, row.jacobian_b, row.mobility_b);
+  }
+  for (const ContactRows& row : rows_) {
+    if (row.body_a >= 0) ++degree[row.body_a + 1];
+    if (row.body_b >= 0) ++degree[row.body_b + 1];
+  }
+  for (int b = 0; b < body_count; ++b) degree[b + 1] += degree[b];
+  body_contact_start_ = degree;
+  body_contact_index_.resize(degree.back());
+  std::vector<int> fill(degree.begin(), degree.end() - 1);
+  for (int i = 0; i < contact_count; ++i) {
+    if (rows_[i].body_a >= 0) body_contact_index_[fill[rows_[i].body_a]++] = 2 * i;
+    if (rows_[i].body_b >= 0) body_contact_index_[fill[rows_[i].body_b]++] = 2 * i + 1;
+  }
+}
+
+void ContactSystem::gather_velocity(const VecX& x, VecX& body_velocity) const {
+  // M^-1 H x, gathered per body over its own contacts: each body is written by one thread
+  // only and sums in contact order, so the result does not depend on the thread count.
+  const int m = rows_per_contact_;
+  const int body_count = this->body_count();
+  body_velocity.setZero(kBodyDofs * body_count);
+#pragma omp parallel for schedule(dynamic, 256)
+  for (int b = 0; b < body_count; ++b) {
+    Vec6 sum = Vec6::Zero();
+    for (int k = body_contact_start_[b]; k < body_contact_start_[b + 1]; ++k) {
+      const int entry = body_contact_index_[k];
+      const ContactRows& row = rows_[entry / 2];
+      const Mobility& mobility = (entry % 2 == 0) ? row.mobility_a : row.mobility_b;
+      sum += mobility.leftCols(m) * x.segment(m * (entry / 2), m);
+    }
+    body_velocity.segment<6>(kBodyDofs * b) = sum;
+  }
+}
+
+void ContactSystem::apply(const VecX& x, VecX& y) const {
+  VecX body_velocity;
+  gather_velocity(x, body_velocity);
+  y = contact_velocity(body_velocity);
+}
+
+VecX ContactSystem::contact_velocity(const VecX& body_velocities) const {
+  const int m = rows_per_contact_;
+  const int contact_count = this->contact_count();
+  VecX y(m * contact_count);
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < contact_count; ++i) {
+    const ContactRows& row = rows_[i];
+    Vec3 u = Vec3::Zero();
+    if (row.body_a >= 0) u += row.jacobian_a * body_velocities.segment<6>(kBodyDofs * row.body_a);
+    if (row.body_b >= 0) u += row.jacobian_b * body_velocities.segment<6>(kBodyDofs * row.body_b);
+    y.segment(m * i, m) = u.head(m);
+  }
+  return y;
+}
+
+Mat3 ContactSystem::diagonal_block(int contact) const {
+  const ContactRows& row = rows_[contact];
+  Mat3 block = Mat3::Zero();
+  if (row.body_a >= 0) block += row.jacobian_a * row.mobility_a;
+  if (row.body_b >= 0) block += row.jacobian_b * row.mobility_b;
+  const int m = rows_per_contact_;
+  Mat3 out = Mat3::Zero();
+  out.topLeftCorner(m, m) = block.topLeftCorner(m, m);
+  return out;
+}
+
+void ContactSystem::begin_sweep(const VecX& r, VecX& work) const { gather_velocity(r, work); }
+
+Vec3 ContactSystem::local_velocity(int contact, const VecX& work) const {
+  const ContactRows& row = rows_[contact];
+  Vec3 u = Vec3::Zero();
+  if (row.body_a >= 0) u += row.jacobian_a * work.segment<6>(kBodyDofs * row.body_a);
+  if (row.body_b >= 0) u += row.jacobian_b * work.segment<6>(kBodyDofs * row.body_b);
+  u.tail(3 - rows_per_contact_).setZero();
+  return u;
+}
+
+void ContactSystem::update_sweep(int contact, const Vec3& dr, VecX& work) const {
+  const ContactRows& row = rows_[contact];
+  Vec3 d = dr;
+  d.tail(3 - rows_per_contact_).setZero();
+  if (row.body_a >= 0) accumulate(work, row.body_a, row.mobility_a * d);
+  if (row.body_b >= 0) accumulate(work, row.body_b, row.mobility_b * d);
+}
+
+VecX ContactSystem::body_velocity_change(const VecX& impulses) const {
+  VecX dv;
+  gather_velocity(impulses, dv);
+  return dv;
+}
+
+VecX ContactSystem::body_impulse(const VecX& impulses) const {
+  const int m = rows_per_contact_;
+  VecX out = VecX::Zero(kBodyDofs * body_count());
+  for (int i = 0; i < contact_count(); ++i) {
+    const ContactRows& row = rows_[i];
+    const VecX r = impulses.segment(m * i, m);
+    if (row.body_a >= 0) accumulate(out, row.body_a, row.jacobian_a.topRows(m).transpose() * r);
+    if (row.body_b >= 0) accumulate(out, row.body_b, row.jacobian_b.topRows(m).transpose() * r);
+  }
+  return out;
+}
+
+SparseMatrix ContactSystem::assemble_jacobian() const {
+  const int m = rows_per_contact_;
+  std::vector<Eigen::Triplet<double>> triplets;
+  triplets.reserve(static_cast<std::size_t>(contact_count()) * m * 12);
+  for (int i = 0; i < contact_count(); ++i) {
+    const ContactRows& row = rows_[i];
+    for (int k = 0; k < m; ++k)
+      for (int d = 0; d < kBodyDofs; ++d) {
+        if (row.body_a >= 0 && row.jacobian_a(k, d) != 0.0)
+          triplets.emplace_back(m * i + k, kBodyDofs * row.body_a + d, row.jacobian_a(k, d));
+        if (row.body_b >= 0 && row.jacobian_b(k, d) != 0.0)
+          triplets.emplace_back(m * i + k, kBodyDofs * row.body_b + d, row.jacobian_b(k, d));
+      }
+  }
+  SparseMatrix jacobian(m * contact_count(), kBodyDofs * body_count());
+  jacobian.setFromTriplets(triplets.begin(), triplets.end());
+  return jacobian;
+}
+
+SparseMatrix ContactSystem::assemble() const {
+  // W = H^T M^-1 H with the block-diagonal M^-1 of seed 000 eq. 9.
+  std::vector<Eigen::Triplet<double>> triplets;
+  for (int b = 0; b < body_count(); ++b) {
+    const InverseMass& inv = inverse_mass_[b];
+    for (int d = 0; d < 3; ++d) {
+      if (inv.linear(d) != 0.0) triplets.emplace_back(6 * b + d, 6 * b + d, inv.linear(d));
+      for (int e = 0; e < 3; ++e)
+        if (inv.angular(d, e) != 0.0) triplets.emplace_back(6 * b + 3 + d, 6 * b + 3 + e, inv.angular(d, e));
+    }
+  }
+  SparseMatrix inverse_mass(kBodyDofs * body_count(), kBodyDofs * body_count());
+  inverse_mass.setFromTriplets(triplets.begin(), triplets.end());
+  const SparseMatrix jacobian = assemble_jacobian();
+  SparseMatrix w = jacobian * inverse_mass * SparseMatrix(jacobian.transpose());
+  w.prune(0.0);
+  return w;
+}
+
+}  // namespace moreau

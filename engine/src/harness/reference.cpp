@@ -1,0 +1,89 @@
+#include "moreau/harness/reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "moreau/core/error.hpp"
+
+namespace moreau {
+
+std::string to_string(Comparison comparison) {
+  switch (comparison) {
+    case Comparison::relative: return "relative";
+    case Comparison::absolute: return "absolute";
+    case Comparison::at_least: return "at_least";
+    case Comparison::at_most: return "at_most";
+    case Comparison::range: return "range";
+    case Comparison::holds: return "holds";
+  }
+  return "unknown";
+}
+
+bool ReferenceValue::applies_to(const std::string& scale) const {
+  return scales.empty() || std::find(scales.begin(), scales.end(), scale) != scales.end();
+}
+
+Reference Reference::load(const std::string& directory) {
+  Reference reference;
+  reference.path_ = directory + "/expected.json";
+  std::ifstream in(reference.path_);
+  if (!in) throw InputError(reference.path_ + ": cannot open the reference file");
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(reference.path_ + ": malformed JSON: " + e.what());
+  }
+  const std::string& path = reference.path_;
+  auto require = [&](const nlohmann::json& node, const std::string& where, const char* key) -> const nlohmann::json& {
+    if (!node.contains(key)) throw InputError(path + ": " + where + ": missing '" + key + "'");
+    return node.at(key);
+  };
+  try {
+    reference.experiment_ = require(doc, "top level", "experiment").get<std::string>();
+    for (const auto& [name, entry] : require(doc, "top level", "values").items()) {
+      const std::string where = "values." + name;
+      ReferenceValue value;
+      value.name = name;
+      const std::string comparison = require(entry, where, "comparison").get<std::string>();
+      const Comparison all[] = {Comparison::relative, Comparison::absolute, Comparison::at_least,
+                                Comparison::at_most, Comparison::range, Comparison::holds};
+      const auto found = std::find_if(std::begin(all), std::end(all),
+                                      [&](Comparison c) { return to_string(c) == comparison; });
+      if (found == std::end(all)) throw InputError(path + ": " + where + ": unknown comparison '" + comparison + "'");
+      value.comparison = *found;
+      if (value.comparison == Comparison::range) {
+        const auto& bounds = require(entry, where, "published");
+        if (!bounds.is_array() || bounds.size() != 2)
+          throw InputError(path + ": " + where + ".published: a range needs [low, high]");
+        value.published = bounds[0].get<double>();
+        value.published_high = bounds[1].get<double>();
+      } else if (value.comparison != Comparison::holds) {
+        value.published = require(entry, where, "published").get<double>();
+      }
+      if (value.comparison == Comparison::relative || value.comparison == Comparison::absolute)
+        value.tolerance = require(entry, where, "tolerance").get<double>();
+      value.statement = entry.value("statement", "");
+      value.source = require(entry, where, "source").get<std::string>();
+      value.reason = require(entry, where, "reason").get<std::string>();
+      if (entry.contains("scales")) value.scales = entry.at("scales").get<std::vector<std::string>>();
+      if (!std::isfinite(value.published) || !std::isfinite(value.tolerance) || value.tolerance < 0.0)
+        throw InputError(path + ": " + where + ": published value and tolerance must be finite, tolerance >= 0");
+      reference.index_[name] = reference.values_.size();
+      reference.values_.push_back(value);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(path + ": wrong type: " + e.what());
+  }
+  return reference;
+}
+
+const ReferenceValue& Reference::get(const std::string& name) const {
+  const auto it = index_.find(name);
+  if (it == index_.end()) throw InputError(path_ + ": no reference value named '" + name + "'");
+  return values_[it->second];
+}
+
+}  // namespace moreau

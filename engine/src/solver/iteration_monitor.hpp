@@ -1,0 +1,51 @@
+#pragma once
+// Bookkeeping shared by the solvers (private to the engine): validation, initial guess,
+// merit checks, divergence detection and the final SolverStats, so that every solver stops
+// on the same criteria and reports the same fields.
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "moreau/solver/merit.hpp"
+#include "moreau/solver/solver.hpp"
+
+namespace moreau::detail {
+
+// Options checks that need no problem (run by the solver constructors, so that a bad option
+// fails where the solver is made); the contact count is checked again in solve().
+void validate_options(const SolverOptions& options);
+
+// Validates problem and options and sets r to the initial guess (the given r if
+// options.warm_start, else 0). Returns the final stats right away for an empty problem.
+std::optional<SolverStats> begin_solve(const std::string& solver, const ConeProblem& problem,
+                                       const SolverOptions& options, int threads, VecX& r);
+
+class IterationMonitor {
+ public:
+  IterationMonitor(std::string solver, const ConeProblem& problem, const SolverOptions& options,
+                   int threads);
+
+  const MeritScaling& scaling() const { return scaling_; }
+  // Whether iteration k (1-based) is one at which the merit is measured.
+  bool due(int iteration) const {
+    return iteration % options_.check_every == 0 || iteration == options_.max_iterations;
+  }
+  // Measures the iterate after `iteration` iterations (0: the initial guess), u = W r + q.
+  // Returns true when the solver must stop: converged or diverged.
+  bool check(int iteration, const VecX& r, const VecX& u);
+  double last_merit() const { return last_merit_; }
+  // Overrides the merit reported, for a solver that returns an earlier iterate (APGD).
+  void report_merit(double merit) { last_merit_ = merit; }
+  SolverStats finish(int iterations);
+
+ private:
+  const ConeProblem& problem_;
+  const SolverOptions& options_;
+  MeritScaling scaling_;
+  SolverStats stats_;
+  double initial_merit_ = 0.0;
+  double last_merit_ = 0.0;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace moreau::detail

@@ -1,0 +1,71 @@
+#include "moreau/solver/projected_gauss_jacobi.hpp"
+
+#include <omp.h>
+
+#include <utility>
+#include <vector>
+
+#include "iteration_monitor.hpp"
+#include "moreau/solver/cone.hpp"
+
+namespace moreau {
+
+namespace {
+
+// Below this many contacts the per-iteration projections cost less than an OpenMP fork/join.
+constexpr int kParallelContacts = 2048;
+
+}  // namespace
+
+ProjectedGaussJacobi::ProjectedGaussJacobi(SolverOptions options)
+    : ContactSolver(std::move(options)) {
+  detail::validate_options(options_);
+}
+
+SolverStats ProjectedGaussJacobi::solve(const ConeProblem& problem, VecX& r) const {
+  const int threads = omp_get_max_threads();
+  if (auto empty = detail::begin_solve(name(), problem, options_, threads, r)) return *empty;
+  detail::IterationMonitor monitor(name(), problem, options_, threads);
+
+  const DelassusOperator& delassus = *problem.delassus;
+  const int contacts = problem.contact_count();
+  const int rows = problem.rows();
+  const bool de_saxce = rows > 1 && problem.friction_model == FrictionModel::coulomb;
+  const double omega = options_.relaxation;
+  // Same local step as PGS (1 / W_ii, rows / trace(W_ii)); a zero diagonal block means a zero
+  // column of the positive semi-definite W: that impulse moves nothing and is left as it is.
+  std::vector<double> step(contacts);
+  for (int i = 0; i < contacts; ++i) {
+    const double trace = delassus.diagonal_block(i).topLeftCorner(rows, rows).trace();
+    step[i] = trace > 0.0 ? rows / trace : 0.0;
+  }
+
+  // u = W r + q is both the merit's velocity of the current iterate and the Jacobi right-hand
+  // side of the next one: one Delassus product per iteration.
+  VecX u(problem.size());
+  delassus.apply(r, u);
+  u += problem.q;
+  int iteration = 0;
+  bool stop = monitor.check(0, r, u);
+  while (!stop && iteration < options_.max_iterations) {
+    ++iteration;
+#pragma omp parallel for schedule(static) if (contacts > kParallelContacts)
+    for (int i = 0; i < contacts; ++i) {
+      if (step[i] == 0.0) continue;
+      const double mu = rows > 1 ? problem.mu[i] : 0.0;
+      Vec3 r_i = Vec3::Zero();
+      Vec3 u_i = Vec3::Zero();
+      r_i.head(rows) = r.segment(i * rows, rows);
+      u_i.head(rows) = u.segment(i * rows, rows);
+      if (de_saxce) u_i = de_saxce_velocity(u_i, mu, rows);
+      r.segment(i * rows, rows) =
+          project_onto_cone(r_i - omega * step[i] * u_i, mu, rows).head(rows);
+    }
+    delassus.apply(r, u);
+    u += problem.q;
+    if (monitor.due(iteration)) stop = monitor.check(iteration, r, u);
+  }
+  return monitor.finish(iteration);
+}
+
+}  // namespace moreau

@@ -1,0 +1,164 @@
+#include "moreau/solver/solver.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <utility>
+
+#include "iteration_monitor.hpp"
+#include "moreau/core/error.hpp"
+#include "moreau/solver/apgd.hpp"
+#include "moreau/solver/projected_gauss_jacobi.hpp"
+#include "moreau/solver/projected_gauss_seidel.hpp"
+
+namespace moreau {
+
+std::string to_string(Termination termination) {
+  switch (termination) {
+    case Termination::converged:
+      return "converged";
+    case Termination::iteration_limit:
+      return "iteration_limit";
+    case Termination::diverged:
+      return "diverged";
+    case Termination::not_run:
+      return "not_run";
+  }
+  return "unknown";
+}
+
+namespace {
+
+template <typename Value>
+[[noreturn]] void reject(const std::string& field, const Value& value, const std::string& bound) {
+  std::ostringstream message;
+  message << "SolverOptions." << field << " = " << value << " " << bound;
+  throw InputError(message.str());
+}
+
+}  // namespace
+
+void SolverOptions::validate(int contact_count) const {
+  if (!(tolerance >= 0.0) || !std::isfinite(tolerance)) {
+    reject("tolerance", tolerance, "must be finite and >= 0");
+  }
+  if (max_iterations < 0) reject("max_iterations", max_iterations, "must be >= 0");
+  if (check_every < 1) reject("check_every", check_every, "must be >= 1");
+  // +inf is accepted: it switches the growth test off (non-finite merits still stop).
+  if (!(divergence_factor > 1.0)) {
+    reject("divergence_factor", divergence_factor, "must be > 1");
+  }
+  if (!(relaxation > 0.0 && relaxation < 2.0)) {
+    reject("relaxation", relaxation, "must lie in (0, 2)");
+  }
+  if (!(initial_lipschitz >= 0.0) || !std::isfinite(initial_lipschitz)) {
+    reject("initial_lipschitz", initial_lipschitz, "must be finite and >= 0 (0 = estimate)");
+  }
+  if (order != ContactOrder::custom) {
+    if (!custom_order.empty()) {
+      reject("custom_order", std::to_string(custom_order.size()) + " entries",
+             "is only used with order = custom");
+    }
+    return;
+  }
+  if (static_cast<int>(custom_order.size()) != contact_count) {
+    reject("custom_order", std::to_string(custom_order.size()) + " entries",
+           "must be a permutation of 0.." + std::to_string(contact_count - 1) + " (" +
+               std::to_string(contact_count) + " contacts)");
+  }
+  std::vector<bool> seen(custom_order.size(), false);
+  for (std::size_t k = 0; k < custom_order.size(); ++k) {
+    const int contact = custom_order[k];
+    if (contact < 0 || contact >= contact_count || seen[contact]) {
+      reject("custom_order[" + std::to_string(k) + "]", contact,
+             "must be a permutation of 0.." + std::to_string(contact_count - 1) +
+                 (contact >= 0 && contact < contact_count ? " (repeated entry)" : ""));
+    }
+    seen[contact] = true;
+  }
+}
+
+std::vector<std::string> solver_names() { return {"pgs", "pgj", "apgd"}; }
+
+std::unique_ptr<ContactSolver> make_solver(const std::string& name, const SolverOptions& options) {
+  if (name == "pgs") return std::make_unique<ProjectedGaussSeidel>(options);
+  if (name == "pgj") return std::make_unique<ProjectedGaussJacobi>(options);
+  if (name == "apgd") return std::make_unique<Apgd>(options);
+  std::string known;
+  for (const std::string& candidate : solver_names()) {
+    known += (known.empty() ? "" : ", ") + candidate;
+  }
+  throw InputError("unknown solver '" + name + "'; known solvers: " + known);
+}
+
+namespace detail {
+
+void validate_options(const SolverOptions& options) {
+  options.validate(options.order == ContactOrder::custom
+                       ? static_cast<int>(options.custom_order.size())
+                       : 0);
+}
+
+std::optional<SolverStats> begin_solve(const std::string& solver, const ConeProblem& problem,
+                                       const SolverOptions& options, int threads, VecX& r) {
+  const auto start = std::chrono::steady_clock::now();
+  problem.validate();
+  options.validate(problem.contact_count());
+  if (!options.warm_start) {
+    r = VecX::Zero(problem.size());
+  } else if (r.size() != problem.size()) {
+    throw InputError("initial guess r has " + std::to_string(r.size()) +
+                     " entries, the problem has " + std::to_string(problem.size()) +
+                     " unknowns (warm_start is on)");
+  }
+  if (problem.size() > 0) return std::nullopt;
+  SolverStats stats;
+  stats.solver = solver;
+  stats.termination = Termination::not_run;
+  stats.converged = true;
+  stats.threads = threads;
+  stats.tolerance = options.tolerance;
+  stats.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return stats;
+}
+
+IterationMonitor::IterationMonitor(std::string solver, const ConeProblem& problem,
+                                   const SolverOptions& options, int threads)
+    : problem_(problem),
+      options_(options),
+      scaling_(merit_scaling(problem)),
+      start_(std::chrono::steady_clock::now()) {
+  stats_.solver = std::move(solver);
+  stats_.threads = threads;
+  stats_.tolerance = options.tolerance;
+}
+
+bool IterationMonitor::check(int iteration, const VecX& r, const VecX& u) {
+  last_merit_ = merit(problem_, scaling_, r, u);
+  if (options_.record_history) stats_.merit_history.push_back(last_merit_);
+  if (iteration == 0) initial_merit_ = last_merit_;
+  if (!std::isfinite(last_merit_) ||
+      (iteration > 0 && last_merit_ > options_.divergence_factor * initial_merit_)) {
+    stats_.termination = Termination::diverged;
+    return true;
+  }
+  if (last_merit_ <= options_.tolerance) {
+    stats_.termination = Termination::converged;
+    return true;
+  }
+  return false;
+}
+
+SolverStats IterationMonitor::finish(int iterations) {
+  if (stats_.termination == Termination::not_run) stats_.termination = Termination::iteration_limit;
+  stats_.converged = stats_.termination == Termination::converged;
+  stats_.iterations = iterations;
+  stats_.merit = last_merit_;
+  stats_.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  return stats_;
+}
+
+}  // namespace detail
+
+}  // namespace moreau
