@@ -14,8 +14,7 @@
 #endif
 
 int main(int argc, char** argv) {
-  CLI::App app{"Moreau: nonsmooth contact dynamics of rigid bodies and granular matter.",
-               "moreau"};
+  CLI::App app{"Moreau: nonsmooth contact dynamics of rigid bodies and granular matter.", "moreau"};
   app.set_version_flag("--version", "moreau " MOREAU_VERSION);
   app.require_subcommand(1);
   app.footer(
@@ -26,8 +25,7 @@ int main(int argc, char** argv) {
   std::string scene_path;
   moreau::cli::RunOverrides overrides;
   CLI::App* run = app.add_subcommand("run", "Run a scene file and write its output");
-  run->add_option("SCENE", scene_path, "Scene file (JSON, see docs/scene-format.md)")
-      ->required();
+  run->add_option("SCENE", scene_path, "Scene file (JSON, see docs/scene-format.md)")->required();
   run->add_option_function<std::string>(
       "-o,--output", [&](const std::string& value) { overrides.output_directory = value; },
       "Output directory (replaces output.directory of the scene)");

@@ -166,8 +166,8 @@ void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
   std::error_code error;
   std::filesystem::create_directories(directory, error);
   if (error)
-    throw InputError(directory.string() + ": cannot create the output directory: " +
-                     error.message());
+    throw InputError(directory.string() +
+                     ": cannot create the output directory: " + error.message());
 
   World& world = scene.world;
   const double dt = scene.step.time_step;
@@ -196,7 +196,8 @@ void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
       const bool failed = !solver_succeeded(report.solver_stats);
       const bool stop = failed && scene.on_solver_failure == SolverFailurePolicy::stop;
       // The state of a step that stops the run is written too: it is the one to look at.
-      if (step % scene.output.every == 0 || step == scene.steps || stop) write_output(step, &report);
+      if (step % scene.output.every == 0 || step == scene.steps || stop)
+        write_output(step, &report);
       if (failed) {
         const std::string solver =
             report.solver_stats.solver.empty() ? scene.step.solver : report.solver_stats.solver;
@@ -220,19 +221,17 @@ void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
     }
   } catch (const SimulationError& e) {
     if (csv) csv->flush();
-    write_summary(directory / "summary.json", scene, stats, seconds_since(start), status,
-                  e.what());
+    write_summary(directory / "summary.json", scene, stats, seconds_since(start), status, e.what());
     throw;
   }
   if (csv) csv->flush();
   const double wall = seconds_since(start);
   write_summary(directory / "summary.json", scene, stats, wall, "completed", "");
   if (!overrides.quiet)
-    std::cout << "moreau: " << stats.steps_completed << " steps in " << short_number(wall)
-              << " s (" << short_number(static_cast<double>(stats.steps_completed) / wall)
-              << " steps/s), " << stats.non_converged_steps
-              << " not converged, max merit " << short_number(stats.max_merit) << "; output in "
-              << directory.string() << '\n';
+    std::cout << "moreau: " << stats.steps_completed << " steps in " << short_number(wall) << " s ("
+              << short_number(static_cast<double>(stats.steps_completed) / wall) << " steps/s), "
+              << stats.non_converged_steps << " not converged, max merit "
+              << short_number(stats.max_merit) << "; output in " << directory.string() << '\n';
 }
 
 void check_scene(const std::string& scene_path) {
@@ -250,8 +249,8 @@ void check_scene(const std::string& scene_path) {
             << "  " << static_cast<int>(world.dimension) << "D world, " << world.bodies.size()
             << " bodies (" << dynamic << " dynamic, " << fixed << " fixed, " << prescribed
             << " prescribed), " << world.materials.size() << " materials\n"
-            << "  " << scene.steps << " steps of " << short_number(scene.step.time_step)
-            << " s (" << short_number(static_cast<double>(scene.steps) * scene.step.time_step)
+            << "  " << scene.steps << " steps of " << short_number(scene.step.time_step) << " s ("
+            << short_number(static_cast<double>(scene.steps) * scene.step.time_step)
             << " s), solver " << scene.step.solver << " (tolerance "
             << short_number(solver.tolerance) << ", at most " << solver.max_iterations
             << " iterations, on failure " << to_string(scene.on_solver_failure) << ")\n"

@@ -1,14 +1,16 @@
 // Indeterminate beam, seed 000 Sec. 8.1: a rigid platform on three fixed disks. Classic CD
 // (frictionless LCP, seed 000 eq. 21) picks one of infinitely many force splits; which one
-// depends on the solver. See README.md for the scene and the choices made.
+// depends on the solver. Compatible CD (Alg. 1) and a stiff penalty DEM pick the elastic one.
+// See README.md for the scene and the choices made.
 #include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "moreau/core/error.hpp"
+#include "moreau/dem/dem_stepper.hpp"
 #include "moreau/harness/results.hpp"
 #include "moreau/integrator/time_stepper.hpp"
 
@@ -17,25 +19,38 @@ namespace {
 using namespace moreau;
 
 // Scene parameters (README.md): the paper gives only L, w = 10 and the 1% drop.
-constexpr double kLength = 2.0;          // support spacing L (x = 0, L/2, L)
-constexpr double kDiskRadius = 0.1;      // fixed support disks
+constexpr double kLength = 2.0;      // support spacing L (x = 0, L/2, L)
+constexpr double kDiskRadius = 0.1;  // fixed support disks
 constexpr double kPlatformHalfLength = 0.5 * kLength + kDiskRadius;  // overhangs the outer disks
 constexpr double kPlatformHalfThickness = 0.05;
-constexpr double kWeight = 10.0;         // w, seed 000 Sec. 8.1
-constexpr double kMass = 1.0;            // with g = w / m
+constexpr double kWeight = 10.0;  // w, seed 000 Sec. 8.1
+constexpr double kMass = 1.0;     // with g = w / m
 constexpr double kTimeStep = 1e-3;
-constexpr long kSteps = 300;             // settles within ~20 steps; the rest proves it stays
+constexpr long kSteps = 300;  // settles within ~20 steps; the rest shows it stays
+// DEM: Young's modulus of the outer disks; the platform is rigid. Overlaps are ~1e-8 of the
+// disk radius, stiff enough that geometry changes are far below the 1e-3 check.
+constexpr double kDemModulus = 1e9;
 
-World beam_world() {
+enum class Stiffness { uniform, stiff_middle };  // k~ = (1, 1, 1) or (1, 3, 1), Sec. 8.1.2
+
+World beam_world(Stiffness stiffness) {
   World world;
   world.dimension = Dimension::two;
   world.gravity = Vec3(0.0, -kWeight / kMass, 0.0);
+  world.materials.clear();
+  const double infinity = std::numeric_limits<double>::infinity();
+  // Rigid platform: the contact stiffness is the disk's alone, so k~ is set by the disks.
+  world.add_material({"platform", 1000.0, infinity, 0.0, infinity, 0.0});
+  world.add_material({"outer support", 1000.0, kDemModulus, 0.0, 1.0, 0.0});
+  const double middle = stiffness == Stiffness::uniform ? 1.0 : 3.0;
+  world.add_material({"middle support", 1000.0, middle * kDemModulus, 0.0, middle, 0.0});
   for (int k = 0; k < 3; ++k) {
     RigidBody disk;
     disk.name = "support" + std::to_string(k);
     disk.motion = Motion::fixed;
     disk.position = Vec3(0.5 * kLength * k, 0.0, 0.0);
     disk.shape.geometry = Sphere{kDiskRadius};
+    disk.material = k == 1 ? 2 : 1;
     world.add_body(disk);
   }
   RigidBody platform;
@@ -44,6 +59,7 @@ World beam_world() {
   const double a = 2 * kPlatformHalfLength, b = 2 * kPlatformHalfThickness;
   platform.inertia_body = Mat3::Identity() * kMass * (a * a + b * b) / 12.0;
   platform.shape.geometry = Box{Vec3(kPlatformHalfLength, kPlatformHalfThickness, kPlatformHalfThickness)};
+  platform.material = 0;
   // Dropped from 1% of a disk radius above the supports (seed 000 Sec. 8.1).
   platform.position = Vec3(0.5 * kLength, kDiskRadius * 1.01 + kPlatformHalfThickness, 0.0);
   world.add_body(platform);
@@ -52,14 +68,16 @@ World beam_world() {
 
 struct Outcome {
   std::string method;
-  std::vector<double> support_force;  // by support x position: left, middle, right
-  SolverStats last_stats;
-  double max_speed = 0.0;  // platform speed at the end, to confirm the state is static
+  std::vector<double> support_force = std::vector<double>(3, 0.0);  // left, middle, right
+  std::vector<double> compatible_force = std::vector<double>(3, 0.0);
+  double final_speed = 0.0;  // platform speed at the end: the forces are read when static
   long total_iterations = 0;
+  double last_merit = 0.0;
+  NoTensionTrussStats compatible_stats;
 };
 
-Outcome run_classic(const std::string& method, const std::string& solver, ContactOrder order) {
-  World world = beam_world();
+Outcome run_classic(const std::string& method, const std::string& solver, ContactOrder order, Stiffness stiffness) {
+  World world = beam_world(stiffness);
   StepOptions options;
   options.time_step = kTimeStep;
   options.frictional = false;  // seed 000 Sec. 8.1 is frictionless
@@ -71,6 +89,8 @@ Outcome run_classic(const std::string& method, const std::string& solver, Contac
   options.solver_options.max_iterations = 100000;
   options.solver_options.order = order;
   if (order == ContactOrder::custom) options.solver_options.custom_order = {1, 0, 2};  // middle first
+  options.compatible.enabled = true;
+  options.compatible.law = ContactLaw::hookean;
   TimeStepper stepper(world, options);
   Outcome outcome;
   outcome.method = method;
@@ -83,15 +103,38 @@ Outcome run_classic(const std::string& method, const std::string& solver, Contac
   }
   const StepReport& report = stepper.last_report();
   if (report.contacts.size() != 3) throw SimulationError(method + ": expected 3 support contacts at rest");
-  outcome.support_force.assign(3, 0.0);
   for (std::size_t i = 0; i < 3; ++i) {
     const int support = report.contacts[i].body_a;  // supports are bodies 0, 1, 2 by x
     outcome.support_force[support] = report.impulses(i) / kTimeStep;  // f = r / dt
+    outcome.compatible_force[support] = report.compatible_impulses(i) / kTimeStep;
   }
-  outcome.last_stats = report.solver_stats;
-  outcome.max_speed = world.bodies[3].velocity().norm();
+  outcome.last_merit = report.solver_stats.merit;
+  outcome.compatible_stats = report.compatible_stats;
+  outcome.final_speed = world.bodies[3].velocity().norm();
   return outcome;
 }
+
+Outcome run_dem(Stiffness stiffness) {
+  World world = beam_world(stiffness);
+  DemOptions options;
+  options.law.law = NormalLaw::hookean;
+  options.law.tangential = false;  // frictionless, as the CD runs
+  // Half the stability estimate of the scheme (dem_stepper.hpp); critical damping, e_n = 0.
+  options.time_step = 1.0;
+  options.time_step = 0.5 * estimate_stable_time_step(world, options);
+  DemStepper dem(world, options);
+  // Settle: run until the platform is at rest to machine precision of the elastic forces.
+  const double simulated = 0.3;  // s; the drop takes ~0.014 s, damping acts within ~1e-3 s
+  while (world.time < simulated) dem.step();
+  Outcome outcome;
+  outcome.method = "DEM (Hookean)";
+  for (const DemContact& c : dem.contacts()) outcome.support_force[c.body_a] = c.elastic_force;
+  outcome.final_speed = world.bodies[3].velocity().norm();
+  outcome.total_iterations = dem.steps_taken();
+  return outcome;
+}
+
+double sum(const std::vector<double>& v) { return v[0] + v[1] + v[2]; }
 
 double max_relative_deviation(const std::vector<double>& forces, double expected) {
   double worst = 0.0;
@@ -107,44 +150,60 @@ int main(int argc, char** argv) {
     ExperimentResults results("indeterminate_beam", args.scale, Reference::load(args.reference_directory));
     const double equal_share = kWeight / 3.0;
 
-    const std::vector<Outcome> outcomes = {
-        run_classic("PGS natural order", "pgs", ContactOrder::natural),
-        run_classic("PGS middle first", "pgs", ContactOrder::custom),
-        run_classic("APGD", "apgd", ContactOrder::natural),
-    };
-    const Outcome& natural = outcomes[0];
-    const Outcome& middle_first = outcomes[1];
-    const Outcome& apgd = outcomes[2];
+    const Outcome natural = run_classic("PGS natural order", "pgs", ContactOrder::natural, Stiffness::uniform);
+    const Outcome middle_first = run_classic("PGS middle first", "pgs", ContactOrder::custom, Stiffness::uniform);
+    const Outcome apgd = run_classic("APGD", "apgd", ContactOrder::natural, Stiffness::uniform);
+    const Outcome stiff_middle = run_classic("APGD, k~ = (1, 3, 1)", "apgd", ContactOrder::natural, Stiffness::stiff_middle);
+    const Outcome dem = run_dem(Stiffness::stiff_middle);
 
-    for (const Outcome& o : outcomes) {
-      const double total = o.support_force[0] + o.support_force[1] + o.support_force[2];
-      results.measure(o.method + ": total support force", total, "N");
-      results.measure(o.method + ": platform speed at the end", o.max_speed, "m/s");
-      results.measure(o.method + ": solver iterations over the run", static_cast<double>(o.total_iterations), "");
-      results.measure(o.method + ": merit at the last step", o.last_stats.merit, "");
+    for (const Outcome* o : {&natural, &middle_first, &apgd, &stiff_middle}) {
+      results.measure(o->method + ": solver iterations over the run", static_cast<double>(o->total_iterations), "");
+      results.measure(o->method + ": merit at the last step", o->last_merit, "");
+      results.measure(o->method + ": compatible CD augmented-Lagrangian iterations",
+                      o->compatible_stats.outer_iterations, "");
+      results.measure(o->method + ": compatible CD APGD iterations (all subproblems)",
+                      o->compatible_stats.inner_iterations, "");
+      results.measure(o->method + ": compatible CD equilibrium residual", o->compatible_stats.equilibrium_residual, "");
     }
+    results.measure("DEM: steps to settle", static_cast<double>(dem.total_iterations), "");
+    results.measure("DEM: platform speed at the end", dem.final_speed, "m/s");
+
     results.check("pgs_natural_split_deviation", max_relative_deviation(natural.support_force, equal_share),
                   "largest |f_i - w/3| / (w/3) over the three supports");
-    results.check("pgs_natural_total", natural.support_force[0] + natural.support_force[1] + natural.support_force[2]);
+    results.check("pgs_natural_total", sum(natural.support_force));
     results.check("pgs_middle_first_middle", middle_first.support_force[1]);
-    results.check("pgs_middle_first_outer", std::max(std::abs(middle_first.support_force[0]), std::abs(middle_first.support_force[2])),
+    results.check("pgs_middle_first_outer",
+                  std::max(std::abs(middle_first.support_force[0]), std::abs(middle_first.support_force[2])),
                   "larger of the two outer support forces");
-    results.check("apgd_left", apgd.support_force[0]);
-    results.check("apgd_middle", apgd.support_force[1]);
-    results.check("apgd_right", apgd.support_force[2]);
-    results.check("static_at_end", natural.max_speed < 1e-9 && middle_first.max_speed < 1e-9 && apgd.max_speed < 1e-9,
+    const char* side[3] = {"left", "middle", "right"};
+    for (int k = 0; k < 3; ++k) {
+      results.check(std::string("apgd_") + side[k], apgd.support_force[k]);
+      results.check(std::string("compatible_after_pgs_") + side[k], natural.compatible_force[k],
+                    "post-processing of PGS in natural order");
+      results.check(std::string("compatible_after_apgd_") + side[k], apgd.compatible_force[k]);
+      results.check(std::string("compatible_stiff_middle_") + side[k], stiff_middle.compatible_force[k]);
+      results.check(std::string("dem_stiff_middle_") + side[k], dem.support_force[k], "elastic force at rest");
+    }
+    results.check("static_at_end",
+                  natural.final_speed < 1e-9 && middle_first.final_speed < 1e-9 && apgd.final_speed < 1e-9 &&
+                      stiff_middle.final_speed < 1e-9 && dem.final_speed < 1e-9,
                   "platform speed below 1e-9 m/s at the last step for every method");
 
-    const std::string csv = args.output_directory + "/support_forces.csv";
-    std::ofstream out(csv);
+    std::ofstream out(args.output_directory + "/support_forces.csv");
     out << "method,support,x,force\n";
     out.precision(17);
-    out << "analytic,left,0," << equal_share << "\nanalytic,middle," << 0.5 * kLength << "," << equal_share
-        << "\nanalytic,right," << kLength << "," << equal_share << "\n";
-    const char* names[3] = {"left", "middle", "right"};
-    for (const Outcome& o : outcomes)
-      for (int k = 0; k < 3; ++k)
-        out << o.method << "," << names[k] << "," << 0.5 * kLength * k << "," << o.support_force[k] << "\n";
+    auto write = [&](const std::string& method, const std::vector<double>& forces) {
+      for (int k = 0; k < 3; ++k) out << "\"" << method << "\"," << side[k] << "," << 0.5 * kLength * k << "," << forces[k] << "\n";
+    };
+    write("analytic, uniform", {equal_share, equal_share, equal_share});
+    write("PGS natural order", natural.support_force);
+    write("PGS middle first", middle_first.support_force);
+    write("APGD", apgd.support_force);
+    write("compatible CD after PGS", natural.compatible_force);
+    write("compatible CD after APGD", apgd.compatible_force);
+    write("analytic, k~ = (1, 3, 1)", {2.0, 6.0, 2.0});
+    write("compatible CD, k~ = (1, 3, 1)", stiff_middle.compatible_force);
+    write("DEM Hookean, k~ = (1, 3, 1)", dem.support_force);
     results.add_file("support_forces.csv", "raw");
     results.add_file("support_forces.png", "figure");
     results.write(args.output_directory);

@@ -1,14 +1,17 @@
 // Broad phase on a uniform grid. Each bounded body sits in the one cell that holds its shape
-// centre; a cell at least as wide as the largest bounding diameter plus the margin means every
-// candidate partner lies in the 3^d block of cells around it. Cells are found through a hash
-// table built by a counting sort of bodies on the hashed cell key, so the cost is linear in the
-// number of bodies (for bounded size ratios) and every step is deterministic.
+// centre, and the cell is at least as wide as the largest bounding diameter plus the margin, so
+// every partner lies in the block of cells within `reach` (1 by default) around it. Bodies are
+// sorted by cell (z, y, x); a row of neighbour cells along x is then one contiguous run of the
+// sorted array, found by pointers that only move forward as the sweep advances. The sweep visits
+// each pair of neighbouring cells once, with sequential memory access; the pairs are then
+// bucketed by their first body, which gives the (a, b)-sorted list for any thread count.
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <utility>
 #include <vector>
 
@@ -25,11 +28,19 @@ constexpr double kCellCoordinateLimit = 4.0e18;
 // Below this many bodies a parallel region costs more than it saves.
 constexpr int kParallelBodies = 4096;
 
-struct Entry {
+using Cell = std::array<std::int64_t, 3>;  // (z, y, x): lexicographic order is the sweep order
+
+struct Item {
+  Cell cell;
+  int body;
+};
+
+// Copy of what the pair test needs, stored in cell order so that neighbour runs are contiguous.
+struct Ball {
   Vec3 centre;
   double radius;
-  std::uint64_t key;
   int body;
+  bool dynamic;
 };
 
 std::int64_t cell_coordinate(double x, double inverse_cell) {
@@ -39,24 +50,53 @@ std::int64_t cell_coordinate(double x, double inverse_cell) {
   return static_cast<std::int64_t>(q);
 }
 
-// Packs cell coordinates modulo 2^21 (3D) or 2^32 (2D) into one 64-bit key. Wrapping commutes
-// with adding the stencil offsets, so neighbour keys stay exact; cells that alias across the
-// wrap only add candidates that the sphere test rejects.
-std::uint64_t cell_key(std::int64_t x, std::int64_t y, std::int64_t z, bool planar) {
-  const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
-  if (planar) return (u(x) & 0xffffffffULL) | (u(y) << 32);
-  constexpr std::uint64_t mask = (1ULL << 21) - 1;
-  return (u(x) & mask) | ((u(y) & mask) << 21) | ((u(z) & mask) << 42);
-}
+bool before(const Cell& a, const Cell& b) { return a < b; }
 
-// splitmix64 finaliser: spreads neighbouring keys over the table.
-std::uint64_t mix(std::uint64_t k) {
-  k ^= k >> 30;
-  k *= 0xbf58476d1ce4e5b9ULL;
-  k ^= k >> 27;
-  k *= 0x94d049bb133111ebULL;
-  k ^= k >> 31;
-  return k;
+// Sorts items, given in ascending body order, by (cell, body). Cell coordinates relative to
+// the lowest occupied cell pack into one 64-bit key whenever their bit widths sum to at most 64
+// (e.g. spans below 2^21 cells on every axis), and a stable LSD radix sort on that key is
+// linear; bodies spread wider than that fall back to a comparison sort. The clamp on cell
+// coordinates keeps every span below 2^63.
+void sort_by_cell(std::vector<Item>& items) {
+  if (items.empty()) return;
+  Cell low = items[0].cell;
+  Cell high = items[0].cell;
+  for (const Item& item : items)
+    for (int d = 0; d < 3; ++d) {
+      low[d] = std::min(low[d], item.cell[d]);
+      high[d] = std::max(high[d], item.cell[d]);
+    }
+  std::array<int, 3> bits{};
+  for (int d = 0; d < 3; ++d)
+    bits[d] = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(high[d] - low[d])));
+  const int key_bits = bits[0] + bits[1] + bits[2];
+  if (key_bits > 64) {
+    std::stable_sort(items.begin(), items.end(),
+                     [](const Item& a, const Item& b) { return a.cell < b.cell; });
+    return;
+  }
+  struct Keyed {
+    std::uint64_t key;
+    Item item;
+  };
+  const std::size_t count = items.size();
+  std::vector<Keyed> from(count), to(count);
+  for (std::size_t k = 0; k < count; ++k) {
+    const Cell& c = items[k].cell;
+    std::uint64_t key = 0;
+    for (int d = 0; d < 3; ++d)
+      key = bits[d] == 0 ? key : (key << bits[d]) | static_cast<std::uint64_t>(c[d] - low[d]);
+    from[k] = Keyed{key, items[k]};
+  }
+  constexpr int kDigitBits = 11;
+  for (int shift = 0; shift < key_bits; shift += kDigitBits) {
+    std::array<std::size_t, (1 << kDigitBits) + 1> start{};
+    for (const Keyed& k : from) ++start[((k.key >> shift) & ((1 << kDigitBits) - 1)) + 1];
+    for (std::size_t d = 0; d < (1 << kDigitBits); ++d) start[d + 1] += start[d];
+    for (const Keyed& k : from) to[start[(k.key >> shift) & ((1 << kDigitBits) - 1)]++] = k;
+    from.swap(to);
+  }
+  for (std::size_t k = 0; k < count; ++k) items[k] = from[k].item;
 }
 
 }  // namespace
@@ -66,17 +106,21 @@ std::vector<std::pair<int, int>> broad_phase_pairs(const World& world,
   const int n = static_cast<int>(world.bodies.size());
   const bool planar = world.is_planar();
   const double margin = options.margin;
+  const bool parallel = n >= kParallelBodies;
 
   std::vector<Vec3> centre(n);
   std::vector<double> radius(n);
   std::vector<char> dynamic(n);
-  std::vector<int> unbounded;  // ascending body index
-  double max_radius = 0.0;
+#pragma omp parallel for schedule(static) if (parallel)
   for (int i = 0; i < n; ++i) {
     const RigidBody& b = world.bodies[i];
     centre[i] = b.position + b.orientation * b.shape.offset;
     radius[i] = bounding_radius(b.shape.geometry);
     dynamic[i] = b.is_dynamic();
+  }
+  std::vector<int> unbounded;  // ascending body index
+  double max_radius = 0.0;
+  for (int i = 0; i < n; ++i) {
     if (std::isfinite(radius[i])) {
       max_radius = std::max(max_radius, radius[i]);
     } else {
@@ -84,91 +128,145 @@ std::vector<std::pair<int, int>> broad_phase_pairs(const World& world,
     }
   }
 
-  // Reach: how many cells away a partner can sit. Any positive cell size works when the
-  // default (all points, no margin) is zero, since partners then share a centre.
+  // With the default cell the reach is 1. Points without margin (a zero default) only meet
+  // partners with the same centre, which any positive cell size finds.
   const double diameter = 2.0 * max_radius + margin;
-  double cell = options.cell_size > 0.0 ? options.cell_size : diameter;
-  if (!(cell > 0.0)) cell = 1.0;
-  const int reach = std::max(1, static_cast<int>(std::ceil(diameter / cell)));
-  const double inverse_cell = 1.0 / cell;
+  double cell_size = options.cell_size > 0.0 ? options.cell_size : diameter;
+  if (!(cell_size > 0.0)) cell_size = 1.0;
+  const int reach = std::max(1, static_cast<int>(std::ceil(diameter / cell_size)));
+  const double inverse_cell = 1.0 / cell_size;
 
-  // Hash table: bodies counting-sorted by bucket of their cell key, stable in body index.
-  std::vector<std::uint64_t> key(n, 0);
-  std::vector<std::int64_t> coordinate(3 * static_cast<std::size_t>(n), 0);
-#pragma omp parallel for schedule(static) if (n >= kParallelBodies)
-  for (int i = 0; i < n; ++i) {
-    if (!std::isfinite(radius[i])) continue;
-    std::int64_t* c = &coordinate[3 * static_cast<std::size_t>(i)];
-    c[0] = cell_coordinate(centre[i].x(), inverse_cell);
-    c[1] = cell_coordinate(centre[i].y(), inverse_cell);
-    c[2] = planar ? 0 : cell_coordinate(centre[i].z(), inverse_cell);
-    key[i] = cell_key(c[0], c[1], c[2], planar);
-  }
-  const int bounded = n - static_cast<int>(unbounded.size());
-  std::size_t table_size = 1;
-  while (table_size < 2 * static_cast<std::size_t>(std::max(bounded, 1))) table_size <<= 1;
-  const std::uint64_t table_mask = table_size - 1;
-  std::vector<int> bucket_start(table_size + 1, 0);
+  std::vector<Item> items;
+  items.reserve(n - unbounded.size());
   for (int i = 0; i < n; ++i)
-    if (std::isfinite(radius[i])) ++bucket_start[(mix(key[i]) & table_mask) + 1];
-  for (std::size_t b = 0; b < table_size; ++b) bucket_start[b + 1] += bucket_start[b];
-  std::vector<Entry> table(bounded);
-  {
-    std::vector<int> fill(bucket_start.begin(), bucket_start.end() - 1);
-    for (int i = 0; i < n; ++i)
-      if (std::isfinite(radius[i]))
-        table[fill[mix(key[i]) & table_mask]++] = Entry{centre[i], radius[i], key[i], i};
+    if (std::isfinite(radius[i])) items.push_back(Item{Cell{}, i});
+  const int bounded = static_cast<int>(items.size());
+#pragma omp parallel for schedule(static) if (parallel)
+  for (int k = 0; k < bounded; ++k) {
+    const Vec3& c = centre[items[k].body];
+    items[k].cell = {planar ? 0 : cell_coordinate(c.z(), inverse_cell),
+                     cell_coordinate(c.y(), inverse_cell), cell_coordinate(c.x(), inverse_cell)};
   }
+  sort_by_cell(items);
 
-  // Pairs of each body a with its partners b > a, sorted by b; blocks of consecutive a are
-  // concatenated in order, which gives the pair list sorted by (a, b) for any thread count.
-  const int dz = planar ? 0 : reach;
-  auto partners = [&](int a, std::vector<int>& out) {
-    out.clear();
-    if (!std::isfinite(radius[a])) {
-      for (int b = a + 1; b < n; ++b)
-        if (dynamic[a] || dynamic[b]) out.push_back(b);
-      return;
+  // Occupied cells in sweep order, each with its run [cell_start[c], cell_start[c + 1]).
+  std::vector<Cell> cells;
+  std::vector<int> cell_start;
+  for (int k = 0; k < bounded; ++k) {
+    if (k == 0 || items[k].cell != items[k - 1].cell) {
+      cells.push_back(items[k].cell);
+      cell_start.push_back(k);
     }
-    const std::int64_t* c = &coordinate[3 * static_cast<std::size_t>(a)];
-    for (int z = -dz; z <= dz; ++z)
-      for (int y = -reach; y <= reach; ++y)
-        for (int x = -reach; x <= reach; ++x) {
-          const std::uint64_t k = cell_key(c[0] + x, c[1] + y, c[2] + z, planar);
-          const std::uint64_t bucket = mix(k) & table_mask;
-          for (int e = bucket_start[bucket]; e < bucket_start[bucket + 1]; ++e) {
-            const Entry& other = table[e];
-            if (other.key != k || other.body <= a) continue;
-            if (!dynamic[a] && !dynamic[other.body]) continue;
-            const double reach_ab = radius[a] + other.radius + margin;
-            if ((other.centre - centre[a]).squaredNorm() <= reach_ab * reach_ab)
-              out.push_back(other.body);
-          }
-        }
-    for (int b : unbounded)
-      if (b > a && (dynamic[a] || dynamic[b])) out.push_back(b);
-    std::sort(out.begin(), out.end());
+  }
+  std::vector<Ball> sorted(bounded);
+#pragma omp parallel for schedule(static) if (parallel)
+  for (int k = 0; k < bounded; ++k) {
+    const int b = items[k].body;
+    sorted[k] = Ball{centre[b], radius[b], b, dynamic[b] != 0};
+  }
+  cell_start.push_back(bounded);
+  const int cell_count = static_cast<int>(cells.size());
+
+  // Half stencil: the cell itself (pairs inside it), the cells after it in its own row, and
+  // the full rows (dz, dy) > (0, 0). Each neighbouring pair of cells is visited once.
+  std::vector<std::array<int, 2>> rows;
+  for (int dz = planar ? 0 : -reach; dz <= (planar ? 0 : reach); ++dz)
+    for (int dy = -reach; dy <= reach; ++dy)
+      if (std::make_pair(dz, dy) > std::make_pair(0, 0)) rows.push_back({dz, dy});
+
+  auto test = [&](int i, int j, std::vector<std::pair<int, int>>& out) {
+    const Ball& p = sorted[i];
+    const Ball& q = sorted[j];
+    const double limit = p.radius + q.radius + margin;
+    if ((p.centre - q.centre).squaredNorm() <= limit * limit && (p.dynamic || q.dynamic))
+      out.emplace_back(std::min(p.body, q.body), std::max(p.body, q.body));
   };
 
-  std::vector<std::pair<int, int>> pairs;
-  const int threads = n >= kParallelBodies ? omp_get_max_threads() : 1;
-  std::vector<std::vector<std::pair<int, int>>> block_pairs(threads);
+  const int threads = parallel ? omp_get_max_threads() : 1;
+  std::vector<std::vector<std::pair<int, int>>> found(threads);
 #pragma omp parallel num_threads(threads)
   {
     const int t = omp_get_thread_num();
     const int count = omp_get_num_threads();
-    const int begin = static_cast<int>(static_cast<long long>(n) * t / count);
-    const int end = static_cast<int>(static_cast<long long>(n) * (t + 1) / count);
-    std::vector<int> found;
-    for (int a = begin; a < end; ++a) {
-      partners(a, found);
-      for (int b : found) block_pairs[t].emplace_back(a, b);
+    const int first = static_cast<int>(static_cast<long long>(cell_count) * t / count);
+    const int last = static_cast<int>(static_cast<long long>(cell_count) * (t + 1) / count);
+    std::vector<std::pair<int, int>>& out = found[t];
+    // Run pointers into `cells` for each row: [lo, hi) covers x in [cx - reach, cx + reach]
+    // of row (cz + dz, cy + dy). Both only move forward while the sweep advances.
+    std::vector<int> lo(rows.size()), hi(rows.size());
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      if (first >= last) break;
+      const Cell& c = cells[first];
+      const Cell start{c[0] + rows[r][0], c[1] + rows[r][1], c[2] - reach};
+      lo[r] = hi[r] = static_cast<int>(
+          std::lower_bound(cells.begin(), cells.end(), start, before) - cells.begin());
+    }
+    for (int c = first; c < last; ++c) {
+      const Cell& here = cells[c];
+      const int begin = cell_start[c];
+      const int end = cell_start[c + 1];
+      // Own cell and the rest of its row, x in (cx, cx + reach].
+      for (int i = begin; i < end; ++i)
+        for (int j = i + 1; j < end; ++j) test(i, j, out);
+      const Cell row_end{here[0], here[1], here[2] + reach};
+      for (int d = c + 1; d < cell_count && !before(row_end, cells[d]); ++d)
+        for (int i = begin; i < end; ++i)
+          for (int j = cell_start[d]; j < cell_start[d + 1]; ++j) test(i, j, out);
+      for (std::size_t r = 0; r < rows.size(); ++r) {
+        const Cell from{here[0] + rows[r][0], here[1] + rows[r][1], here[2] - reach};
+        const Cell to{here[0] + rows[r][0], here[1] + rows[r][1], here[2] + reach};
+        while (lo[r] < cell_count && before(cells[lo[r]], from)) ++lo[r];
+        hi[r] = std::max(hi[r], lo[r]);
+        while (hi[r] < cell_count && !before(to, cells[hi[r]])) ++hi[r];
+        for (int i = begin; i < end; ++i)
+          for (int j = cell_start[lo[r]]; j < cell_start[hi[r]]; ++j) test(i, j, out);
+      }
     }
   }
-  std::size_t total = 0;
-  for (const auto& block : block_pairs) total += block.size();
-  pairs.reserve(total);
-  for (const auto& block : block_pairs) pairs.insert(pairs.end(), block.begin(), block.end());
+
+  // Partners of each body a: grid partners (bucketed by a, then sorted) and unbounded bodies.
+  std::vector<int> grid_start(n + 1, 0);
+  for (const auto& block : found)
+    for (const auto& [a, b] : block) ++grid_start[a + 1];
+  for (int a = 0; a < n; ++a) grid_start[a + 1] += grid_start[a];
+  std::vector<int> grid_partner(grid_start[n]);
+  {
+    std::vector<int> fill(grid_start.begin(), grid_start.end() - 1);
+    for (const auto& block : found)
+      for (const auto& [a, b] : block) grid_partner[fill[a]++] = b;
+  }
+  found.clear();
+
+  auto unbounded_partners = [&](int a, auto&& emit) {
+    if (std::isfinite(radius[a])) {
+      for (auto it = std::upper_bound(unbounded.begin(), unbounded.end(), a); it != unbounded.end();
+           ++it)
+        if (dynamic[a] || dynamic[*it]) emit(*it);
+    } else {
+      for (int b = a + 1; b < n; ++b)
+        if (dynamic[a] || dynamic[b]) emit(b);
+    }
+  };
+  std::vector<long long> pair_start(n + 1, 0);
+#pragma omp parallel for schedule(dynamic, 256) if (parallel)
+  for (int a = 0; a < n; ++a) {
+    std::sort(grid_partner.begin() + grid_start[a], grid_partner.begin() + grid_start[a + 1]);
+    long long count = grid_start[a + 1] - grid_start[a];
+    unbounded_partners(a, [&](int) { ++count; });
+    pair_start[a + 1] = count;
+  }
+  for (int a = 0; a < n; ++a) pair_start[a + 1] += pair_start[a];
+
+  std::vector<std::pair<int, int>> pairs(pair_start[n]);
+#pragma omp parallel for schedule(dynamic, 256) if (parallel)
+  for (int a = 0; a < n; ++a) {
+    auto out = pairs.begin() + pair_start[a];
+    for (int g = grid_start[a]; g < grid_start[a + 1]; ++g) *out++ = {a, grid_partner[g]};
+    unbounded_partners(a, [&](int b) { *out++ = {a, b}; });
+    // Grid and unbounded partners are each sorted; one merge orders the whole run.
+    std::inplace_merge(pairs.begin() + pair_start[a],
+                       pairs.begin() + pair_start[a] + (grid_start[a + 1] - grid_start[a]), out);
+  }
   return pairs;
 }
 

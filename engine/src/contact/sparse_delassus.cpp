@@ -31,9 +31,9 @@ SparseDelassus::SparseDelassus(SparseMatrix matrix, int rows_per_contact)
                      std::to_string(matrix_.cols()) + ", it must be square");
   }
   if (matrix_.rows() % rows_per_contact != 0) {
-    throw InputError("SparseDelassus: size " + std::to_string(matrix_.rows()) +
-                     " is not a multiple of rows_per_contact = " +
-                     std::to_string(rows_per_contact));
+    throw InputError(
+        "SparseDelassus: size " + std::to_string(matrix_.rows()) +
+        " is not a multiple of rows_per_contact = " + std::to_string(rows_per_contact));
   }
   matrix_.makeCompressed();
   contact_count_ = static_cast<int>(matrix_.rows() / rows_per_contact);

@@ -43,12 +43,19 @@ void write_body_csv_rows(std::ostream& out, const World& world, long step) {
     write_number(out, world.time);
     out << ',' << i;
     const Quat& q = body.orientation;
-    const std::array<double, 13> values = {
-        body.position.x(),         body.position.y(),         body.position.z(),
-        q.w(),                     q.x(),                     q.y(),
-        q.z(),                     body.linear_velocity.x(),  body.linear_velocity.y(),
-        body.linear_velocity.z(),  body.angular_velocity.x(), body.angular_velocity.y(),
-        body.angular_velocity.z()};
+    const std::array<double, 13> values = {body.position.x(),
+                                           body.position.y(),
+                                           body.position.z(),
+                                           q.w(),
+                                           q.x(),
+                                           q.y(),
+                                           q.z(),
+                                           body.linear_velocity.x(),
+                                           body.linear_velocity.y(),
+                                           body.linear_velocity.z(),
+                                           body.angular_velocity.x(),
+                                           body.angular_velocity.y(),
+                                           body.angular_velocity.z()};
     for (double value : values) {
       out << ',';
       write_number(out, value);
@@ -74,10 +81,9 @@ void write_contact_csv_rows(std::ostream& out, const StepReport& report, double 
     out << report.step << ',';
     write_number(out, report.time);
     out << ',' << i << ',' << contact.body_a << ',' << contact.body_b;
-    const std::array<double, 7> geometry = {contact.point.x(),  contact.point.y(),
-                                            contact.point.z(),  contact.normal.x(),
-                                            contact.normal.y(), contact.normal.z(),
-                                            contact.gap};
+    const std::array<double, 7> geometry = {
+        contact.point.x(),  contact.point.y(),  contact.point.z(), contact.normal.x(),
+        contact.normal.y(), contact.normal.z(), contact.gap};
     for (double value : geometry) {
       out << ',';
       write_number(out, value);
@@ -96,8 +102,8 @@ CsvWriter::CsvWriter(const std::filesystem::path& directory, Dimension dimension
   std::error_code error;
   std::filesystem::create_directories(directory, error);
   if (error)
-    throw InputError(directory.string() + ": cannot create the output directory: " +
-                     error.message());
+    throw InputError(directory.string() +
+                     ": cannot create the output directory: " + error.message());
   bodies_ = open_for_writing(bodies_path_);
   contacts_ = open_for_writing(contacts_path_);
   write_body_csv_header(bodies_, dimension);

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -134,7 +134,8 @@ class Node {
   long integer(long minimum, long maximum = std::numeric_limits<long>::max()) const {
     if (!value_->is_number()) fail_type("an integer");
     const double x = value_->get<double>();
-    if (!std::isfinite(x) || x != std::floor(x)) fail("expected an integer, got " + describe(*value_));
+    if (!std::isfinite(x) || x != std::floor(x))
+      fail("expected an integer, got " + describe(*value_));
     if (x < static_cast<double>(minimum) || x > static_cast<double>(maximum))
       fail("must lie in [" + std::to_string(minimum) + ", " + std::to_string(maximum) + "], got " +
            describe(*value_));
@@ -158,10 +159,10 @@ class Node {
   }
   // An array of numbers with between `min_size` and `max_size` entries.
   std::vector<double> numbers(std::size_t min_size, std::size_t max_size) const {
-    const std::string expected =
-        min_size == max_size ? "an array of " + std::to_string(min_size) + " numbers"
-                             : "an array of " + std::to_string(min_size) + " to " +
-                                   std::to_string(max_size) + " numbers";
+    const std::string expected = min_size == max_size
+                                     ? "an array of " + std::to_string(min_size) + " numbers"
+                                     : "an array of " + std::to_string(min_size) + " to " +
+                                           std::to_string(max_size) + " numbers";
     if (!value_->is_array() || value_->size() < min_size || value_->size() > max_size)
       fail_type(expected);
     std::vector<double> out;
@@ -238,8 +239,7 @@ ShapeGeometry read_geometry(const Node& node, const Context& context, const std:
     // A 2D box is a rectangle of unit thickness (mass_properties), so z defaults to 1/2.
     const std::vector<double> e = context.planar() ? extents.numbers(2, 3) : extents.numbers(3, 3);
     for (std::size_t i = 0; i < e.size(); ++i)
-      if (!(e[i] > 0.0))
-        extents.elements()[i].fail("must be > 0, got " + format_number(e[i]));
+      if (!(e[i] > 0.0)) extents.elements()[i].fail("must be > 0, got " + format_number(e[i]));
     return Box{Vec3(e[0], e[1], e.size() == 3 ? e[2] : 0.5)};
   }
   node.expect_object({"type", "half_length", "radius", "offset"});
@@ -265,8 +265,7 @@ bool has_volume(const ShapeGeometry& geometry) {
 // Half extents of the axis-aligned box around the shape when rotated by `rotation`.
 Vec3 aabb_half_extents(const ShapeGeometry& geometry, const Mat3& rotation) {
   if (const auto* sphere = std::get_if<Sphere>(&geometry)) return Vec3::Constant(sphere->radius);
-  if (const auto* box = std::get_if<Box>(&geometry))
-    return rotation.cwiseAbs() * box->half_extents;
+  if (const auto* box = std::get_if<Box>(&geometry)) return rotation.cwiseAbs() * box->half_extents;
   const auto& capsule = std::get<Capsule>(geometry);
   return rotation.col(0).cwiseAbs() * capsule.half_length + Vec3::Constant(capsule.radius);
 }
@@ -287,9 +286,9 @@ struct BodyProperties {
   std::optional<Node> velocity_node;
 };
 
-const std::vector<std::string> kBodyPropertyKeys = {
-    "material", "motion",   "rotation_locked", "orientation", "angle",
-    "velocity", "angular_velocity", "mass",    "inertia"};
+const std::vector<std::string> kBodyPropertyKeys = {"material",         "motion", "rotation_locked",
+                                                    "orientation",      "angle",  "velocity",
+                                                    "angular_velocity", "mass",   "inertia"};
 
 Quat read_orientation(const Node& node, const Context& context) {
   const std::vector<double> q = node.numbers(4, 4);
@@ -322,15 +321,15 @@ Mat3 read_inertia(const Node& node, const Context& context) {
       const std::vector<double> row = rows[i].numbers(3, 3);
       for (int j = 0; j < 3; ++j) inertia(i, j) = row[j];
     }
-    if (!inertia.isApprox(inertia.transpose(), 1e-12)) node.fail("inertia matrix must be symmetric");
+    if (!inertia.isApprox(inertia.transpose(), 1e-12))
+      node.fail("inertia matrix must be symmetric");
     if (Eigen::LLT<Mat3>(inertia).info() != Eigen::Success)
       node.fail("inertia matrix must be positive definite");
     return inertia;
   }
   if (!value.is_array() || value.size() != 3)
-    node.fail_type(context.planar()
-                       ? "a number (I_zz), 3 principal moments or a 3x3 matrix"
-                       : "3 principal moments [Ixx, Iyy, Izz] or a 3x3 matrix");
+    node.fail_type(context.planar() ? "a number (I_zz), 3 principal moments or a 3x3 matrix"
+                                    : "3 principal moments [Ixx, Iyy, Izz] or a 3x3 matrix");
   Vec3 moments;
   const std::vector<Node> entries = node.elements();
   for (int i = 0; i < 3; ++i) moments(i) = entries[i].positive();
@@ -372,8 +371,7 @@ BodyProperties read_body_properties(const Node& node, const Context& context) {
 // Builds a body from its properties, computing mass and inertia from the material density
 // where they are not given. `where` is the JSON node the body comes from (for messages).
 RigidBody make_body(const Node& where, const BodyProperties& p, const Shape& shape,
-                    const Vec3& position, std::string name, const World& world,
-                    Context& context) {
+                    const Vec3& position, std::string name, const World& world, Context& context) {
   RigidBody body;
   if (!context.body_names.insert(name).second)
     where.fail("body name \"" + name + "\" is used twice; body names must be unique");
@@ -389,12 +387,14 @@ RigidBody make_body(const Node& where, const BodyProperties& p, const Shape& sha
   const bool half_space = std::holds_alternative<HalfSpace>(shape.geometry);
   body.motion = p.motion.value_or(half_space ? Motion::fixed : Motion::dynamic);
   if (half_space && body.motion == Motion::dynamic)
-    where.fail("a half_space has no finite mass and cannot be dynamic; use motion \"fixed\" or "
-               "\"prescribed\"");
+    where.fail(
+        "a half_space has no finite mass and cannot be dynamic; use motion \"fixed\" or "
+        "\"prescribed\"");
   if (body.motion == Motion::fixed && p.velocity_node &&
       (!p.velocity.isZero(0.0) || !p.angular_velocity.isZero(0.0)))
-    p.velocity_node->fail("a fixed body cannot move; use motion \"prescribed\" for a body that "
-                          "moves with a given velocity");
+    p.velocity_node->fail(
+        "a fixed body cannot move; use motion \"prescribed\" for a body that "
+        "moves with a given velocity");
 
   const bool volume = has_volume(shape.geometry);
   if (volume) {
@@ -416,10 +416,12 @@ RigidBody make_body(const Node& where, const BodyProperties& p, const Shape& sha
   if (!volume && body.is_dynamic()) {
     const std::string shape_text = shape_name(shape.geometry);
     if (!p.mass)
-      where.fail("a dynamic " + shape_text + " with radius 0 has no volume to take a mass from; "
+      where.fail("a dynamic " + shape_text +
+                 " with radius 0 has no volume to take a mass from; "
                  "give \"mass\"");
     if (!p.inertia && !body.rotation_locked)
-      where.fail("a dynamic " + shape_text + " with radius 0 needs \"inertia\" (or "
+      where.fail("a dynamic " + shape_text +
+                 " with radius 0 needs \"inertia\" (or "
                  "\"rotation_locked\": true)");
   }
   return body;
@@ -429,8 +431,8 @@ void read_body(const Node& node, World& world, Context& context) {
   std::vector<std::string> allowed = {"name", "shape", "position"};
   allowed.insert(allowed.end(), kBodyPropertyKeys.begin(), kBodyPropertyKeys.end());
   node.expect_object(allowed);
-  const std::string name = node.has("name") ? node.get("name").string()
-                                            : "body" + std::to_string(world.bodies.size());
+  const std::string name =
+      node.has("name") ? node.get("name").string() : "body" + std::to_string(world.bodies.size());
   const Shape shape = read_shape(node.get("shape"), context);
   Vec3 position = Vec3::Zero();
   if (auto p = node.find("position")) position = read_point(*p, context);
@@ -474,15 +476,16 @@ Vec3 read_per_axis(const Node& node, const Context& context) {
 }
 
 void generate_grid(const Node& node, std::size_t index, World& world, Context& context) {
-  std::vector<std::string> allowed = {"type", "name", "shape", "origin", "count",
-                                      "spacing", "jitter", "seed"};
+  std::vector<std::string> allowed = {"type",  "name",    "shape",  "origin",
+                                      "count", "spacing", "jitter", "seed"};
   allowed.insert(allowed.end(), kBodyPropertyKeys.begin(), kBodyPropertyKeys.end());
   node.expect_object(allowed);
   const std::string name = generator_name(node, "grid", index);
   const Node shape_node = node.get("shape");
   const Shape shape = read_shape(shape_node, context);
   if (std::holds_alternative<HalfSpace>(shape.geometry))
-    shape_node.fail("a grid of half-spaces is not a thing; use a \"container\" generator or bodies");
+    shape_node.fail(
+        "a grid of half-spaces is not a thing; use a \"container\" generator or bodies");
   const BodyProperties properties = read_body_properties(node, context);
 
   const Node count_node = node.get("count");
@@ -492,7 +495,8 @@ void generate_grid(const Node& node, std::size_t index, World& world, Context& c
     if (entries.size() != 3 && !(context.planar() && entries.size() == 2))
       count_node.fail_type(context.planar() ? "an array of 2 integers [nx, ny]"
                                             : "an array of 3 integers [nx, ny, nz]");
-    for (std::size_t axis = 0; axis < entries.size(); ++axis) count[axis] = entries[axis].integer(1);
+    for (std::size_t axis = 0; axis < entries.size(); ++axis)
+      count[axis] = entries[axis].integer(1);
     if (context.planar() && count[2] != 1)
       entries[2].fail("a 2D grid has one layer in z, got " + std::to_string(count[2]));
   }
@@ -549,7 +553,8 @@ class SphereHash {
 
  private:
   std::array<long, 3> cell_of(const Vec3& p) const {
-    return {static_cast<long>(std::floor(p.x() / cell_)), static_cast<long>(std::floor(p.y() / cell_)),
+    return {static_cast<long>(std::floor(p.x() / cell_)),
+            static_cast<long>(std::floor(p.y() / cell_)),
             static_cast<long>(std::floor(p.z() / cell_))};
   }
   // Distinct cells whose keys collide share a bucket list: that costs distance checks, never
@@ -563,8 +568,7 @@ class SphereHash {
   std::unordered_map<std::uint64_t, std::vector<int>> cells_;
 };
 
-void generate_random_spheres(const Node& node, std::size_t index, World& world,
-                             Context& context) {
+void generate_random_spheres(const Node& node, std::size_t index, World& world, Context& context) {
   node.expect_object({"type", "name", "count", "radius_min", "radius_max", "box_min", "box_max",
                       "seed", "placement", "spacing", "max_attempts", "material", "motion",
                       "rotation_locked", "velocity", "angular_velocity"});
@@ -632,8 +636,7 @@ void generate_random_spheres(const Node& node, std::size_t index, World& world,
       radii.push_back(radius);
     }
   } else {
-    const long max_attempts =
-        node.has("max_attempts") ? node.get("max_attempts").integer(1) : 1000;
+    const long max_attempts = node.has("max_attempts") ? node.get("max_attempts").integer(1) : 1000;
     SphereHash hash(2.0 * radius_max);
     for (long k = 0; k < count; ++k) {
       const double radius = uniform(rng, radius_min, radius_max);
@@ -649,9 +652,8 @@ void generate_random_spheres(const Node& node, std::size_t index, World& world,
         placed = true;
       }
       if (!placed)
-        node.get("count").fail("placed only " + std::to_string(k) + " of " +
-                               std::to_string(count) + " spheres without overlap (" +
-                               std::to_string(max_attempts) +
+        node.get("count").fail("placed only " + std::to_string(k) + " of " + std::to_string(count) +
+                               " spheres without overlap (" + std::to_string(max_attempts) +
                                " attempts each); enlarge the box, raise max_attempts or use "
                                "\"placement\": \"lattice\"");
     }
@@ -690,8 +692,8 @@ void generate_container(const Node& node, std::size_t index, World& world, Conte
       Vec3 position = centre;
       position(axis) = side == 0 ? low(axis) : high(axis);
       world.add_body(make_body(node, properties, shape, position,
-                               name + "_" + kAxisNames[axis] + (side == 0 ? "_min" : "_max"),
-                               world, context));
+                               name + "_" + kAxisNames[axis] + (side == 0 ? "_min" : "_max"), world,
+                               context));
     }
 }
 
@@ -701,8 +703,8 @@ void read_materials(const Node& node, World& world, Context& context) {
   context.materials[world.materials.front().name] = 0;
   std::set<std::string> seen;
   for (const Node& entry : node.elements()) {
-    entry.expect_object({"name", "density", "youngs_modulus", "poisson_ratio",
-                         "relative_stiffness", "restitution"});
+    entry.expect_object({"name", "density", "youngs_modulus", "poisson_ratio", "relative_stiffness",
+                         "restitution"});
     Material material;
     const Node name_node = entry.get("name");
     material.name = name_node.string();
@@ -764,8 +766,11 @@ void read_contact_order(const Node& node, SolverOptions& options) {
     std::vector<bool> used(entries.size(), false);
     for (const Node& entry : entries) {
       const long i = entry.integer(0, n - 1);
-      if (used[i]) entry.fail("contact " + std::to_string(i) + " appears twice; a custom order "
-                              "must be a permutation of 0 .. " + std::to_string(n - 1));
+      if (used[i])
+        entry.fail("contact " + std::to_string(i) +
+                   " appears twice; a custom order "
+                   "must be a permutation of 0 .. " +
+                   std::to_string(n - 1));
       used[i] = true;
       options.custom_order.push_back(static_cast<int>(i));
     }
@@ -833,9 +838,8 @@ long read_step_count(const Node& root, double time_step) {
   if (auto duration = root.find("duration")) {
     const double ratio = duration->non_negative() / time_step;
     const double nearest = std::round(ratio);
-    const double steps = std::abs(ratio - nearest) <= 1e-9 * std::max(1.0, ratio)
-                             ? nearest
-                             : std::ceil(ratio);
+    const double steps =
+        std::abs(ratio - nearest) <= 1e-9 * std::max(1.0, ratio) ? nearest : std::ceil(ratio);
     if (steps > 1e15) duration->fail("gives " + format_number(steps) + " steps, too many to run");
     return static_cast<long>(steps);
   }
@@ -1012,9 +1016,8 @@ Scene parse_scene(const nlohmann::json& document, const std::string& source_name
 
   if (auto x = root.find("output")) read_output(*x, scene.output);
   if (scene.output.directory.empty())
-    scene.output.directory = (std::filesystem::path("out") /
-                              std::filesystem::path(source_name).stem())
-                                 .string();
+    scene.output.directory =
+        (std::filesystem::path("out") / std::filesystem::path(source_name).stem()).string();
 
   validate_in(source_name, [&] { world.validate(); });
   validate_in(source_name, [&] { scene.step.validate(); });

@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <fstream>
 #include <ostream>
+#include <string>
 #include <system_error>
+#include <vector>
 
 #include "moreau/core/error.hpp"
 #include "moreau/io/csv_writer.hpp"
@@ -12,7 +14,9 @@
 namespace moreau {
 namespace {
 
-bool is_bounded(const RigidBody& body) { return std::isfinite(bounding_radius(body.shape.geometry)); }
+bool is_bounded(const RigidBody& body) {
+  return std::isfinite(bounding_radius(body.shape.geometry));
+}
 
 Vec3 shape_centre(const RigidBody& body) {
   return body.position + body.orientation * body.shape.offset;
@@ -47,8 +51,8 @@ int motion_code(Motion motion) {
 template <class F>
 void data_array(std::ostream& out, const char* type, const char* name, int components,
                 std::size_t count, F&& value) {
-  out << "        <DataArray type=\"" << type << "\" Name=\"" << name
-      << "\" NumberOfComponents=\"" << components << "\" format=\"ascii\">\n";
+  out << "        <DataArray type=\"" << type << "\" Name=\"" << name << "\" NumberOfComponents=\""
+      << components << "\" format=\"ascii\">\n";
   for (std::size_t k = 0; k < count; ++k) {
     out << "          ";
     for (int c = 0; c < components; ++c) {
@@ -92,12 +96,13 @@ void write_cells(std::ostream& out, const char* element, std::size_t cells, int 
   out << "      </" << element << ">\n";
 }
 
-void make_output_directory(const std::filesystem::path& directory) {
+const std::filesystem::path& make_output_directory(const std::filesystem::path& directory) {
   std::error_code error;
   std::filesystem::create_directories(directory, error);
   if (error)
-    throw InputError(directory.string() + ": cannot create the output directory: " +
-                     error.message());
+    throw InputError(directory.string() +
+                     ": cannot create the output directory: " + error.message());
+  return directory;
 }
 
 template <class F>
@@ -109,28 +114,7 @@ void write_file(const std::filesystem::path& path, F&& write) {
   if (!out) throw InputError(path.string() + ": writing the output file failed (disk full?)");
 }
 
-// The collection is written next to its final name and renamed over it, so that a viewer
-// reading it while the run goes on never sees half a file.
-void write_collection(const std::filesystem::path& path,
-                      const std::vector<std::pair<double, std::string>>& files) {
-  std::filesystem::path partial = path;
-  partial += ".partial";
-  write_file(partial, [&](std::ostream& out) {
-    out << "<?xml version=\"1.0\"?>\n"
-           "<VTKFile type=\"Collection\" version=\"1.0\" byte_order=\"LittleEndian\">\n"
-           "  <Collection>\n";
-    for (const auto& [time, file] : files) {
-      out << "    <DataSet timestep=\"";
-      write_number(out, time);
-      out << "\" group=\"\" part=\"0\" file=\"" << file << "\"/>\n";
-    }
-    out << "  </Collection>\n"
-           "</VTKFile>\n";
-  });
-  std::error_code error;
-  std::filesystem::rename(partial, path, error);
-  if (error) throw InputError(path.string() + ": cannot write the collection: " + error.message());
-}
+constexpr const char* kCollectionEnd = "  </Collection>\n</VTKFile>\n";
 
 std::string numbered(const char* stem, long step) {
   char name[64];
@@ -191,8 +175,8 @@ void write_contact_network_vtp(std::ostream& out, const World& world, const Step
     const Vec3 axes[3] = {contact.normal, contact.tangent1, contact.tangent2};
     Vec3 force = Vec3::Zero();
     for (int k = 0; k < report->rows_per_contact; ++k)
-      force += report->impulses(static_cast<long>(i) * report->rows_per_contact + k) /
-               time_step * axes[k];
+      force += report->impulses(static_cast<long>(i) * report->rows_per_contact + k) / time_step *
+               axes[k];
     forces.push_back(force);
     normal_forces.push_back(report->impulses(static_cast<long>(i) * report->rows_per_contact) /
                             time_step);
@@ -216,22 +200,43 @@ void write_contact_network_vtp(std::ostream& out, const World& world, const Step
   end_piece(out);
 }
 
-VtkWriter::VtkWriter(const std::filesystem::path& directory) : directory_(directory) {
-  make_output_directory(directory_);
+// A .pvd collection that grows by one data set per output step. Each entry overwrites the
+// closing tags and writes them again, so the file is valid after every step; it is never
+// truncated or replaced (on ext4 either forces the data to disk, which made every output
+// step cost milliseconds).
+PvdCollection::PvdCollection(const std::filesystem::path& path)
+    : path_(path), out_(path, std::ios::out | std::ios::trunc) {
+  if (!out_) throw InputError(path_.string() + ": cannot create the output file");
+  out_ << "<?xml version=\"1.0\"?>\n"
+          "<VTKFile type=\"Collection\" version=\"1.0\" byte_order=\"LittleEndian\">\n"
+          "  <Collection>\n"
+       << kCollectionEnd;
+  out_.flush();
 }
 
-void VtkWriter::write(const World& world, long step, const StepReport* report,
-                      double time_step) {
+void PvdCollection::add(double time, const std::string& file) {
+  out_.seekp(-static_cast<std::streamoff>(std::char_traits<char>::length(kCollectionEnd)),
+             std::ios::end);
+  out_ << "    <DataSet timestep=\"";
+  write_number(out_, time);
+  out_ << "\" group=\"\" part=\"0\" file=\"" << file << "\"/>\n" << kCollectionEnd;
+  out_.flush();
+  if (!out_) throw InputError(path_.string() + ": writing the output file failed (disk full?)");
+}
+
+VtkWriter::VtkWriter(const std::filesystem::path& directory)
+    : directory_(make_output_directory(directory)),
+      particles_(directory_ / "particles.pvd"),
+      contacts_(directory_ / "contacts.pvd") {}
+
+void VtkWriter::write(const World& world, long step, const StepReport* report, double time_step) {
   const std::string particles = numbered("particles", step);
   const std::string contacts = numbered("contacts", step);
   write_file(directory_ / particles, [&](std::ostream& out) { write_particles_vtp(out, world); });
-  write_file(directory_ / contacts, [&](std::ostream& out) {
-    write_contact_network_vtp(out, world, report, time_step);
-  });
-  particle_files_.emplace_back(world.time, particles);
-  contact_files_.emplace_back(world.time, contacts);
-  write_collection(directory_ / "particles.pvd", particle_files_);
-  write_collection(directory_ / "contacts.pvd", contact_files_);
+  write_file(directory_ / contacts,
+             [&](std::ostream& out) { write_contact_network_vtp(out, world, report, time_step); });
+  particles_.add(world.time, particles);
+  contacts_.add(world.time, contacts);
 }
 
 }  // namespace moreau

@@ -49,8 +49,10 @@ void World::validate() const {
     const std::string where = "material " + std::to_string(m) + " ('" + mat.name + "'): ";
     if (!(mat.density > 0.0) || !std::isfinite(mat.density))
       throw InputError(where + "density must be a finite positive number");
-    if (!(mat.youngs_modulus >= 0.0) || !std::isfinite(mat.youngs_modulus))
-      throw InputError(where + "youngs_modulus must be finite and >= 0");
+    if (!(mat.youngs_modulus >= 0.0))  // +inf is allowed: a rigid body in a DEM pair
+      throw InputError(where + "youngs_modulus must be >= 0");
+    if (!(mat.poisson_ratio > -1.0 && mat.poisson_ratio < 0.5))
+      throw InputError(where + "poisson_ratio must lie in (-1, 0.5)");
     if (!(mat.relative_stiffness > 0.0))  // +inf is allowed: a rigid partner (compatible CD)
       throw InputError(where + "relative_stiffness must be > 0");
     if (!(mat.restitution >= 0.0 && mat.restitution <= 1.0))

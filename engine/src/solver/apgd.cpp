@@ -76,7 +76,8 @@ SolverStats Apgd::solve(const ConeProblem& problem, VecX& r) const {
 
   const DelassusOperator& delassus = *problem.delassus;
   const int n = problem.size();
-  const bool fixed_point_on_s = problem.rows() > 1 && problem.friction_model == FrictionModel::coulomb;
+  const bool fixed_point_on_s =
+      problem.rows() > 1 && problem.friction_model == FrictionModel::coulomb;
 
   // Line 1 takes gamma_0 in K: a warm start from another problem need not be.
   VecX gamma = r;

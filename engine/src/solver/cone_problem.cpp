@@ -10,9 +10,7 @@ namespace moreau {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) {
-  throw InputError("cone problem: " + message);
-}
+[[noreturn]] void fail(const std::string& message) { throw InputError("cone problem: " + message); }
 
 }  // namespace
 

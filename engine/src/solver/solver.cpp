@@ -93,9 +93,8 @@ std::unique_ptr<ContactSolver> make_solver(const std::string& name, const Solver
 namespace detail {
 
 void validate_options(const SolverOptions& options) {
-  options.validate(options.order == ContactOrder::custom
-                       ? static_cast<int>(options.custom_order.size())
-                       : 0);
+  options.validate(
+      options.order == ContactOrder::custom ? static_cast<int>(options.custom_order.size()) : 0);
 }
 
 std::optional<SolverStats> begin_solve(const std::string& solver, const ConeProblem& problem,

@@ -14,10 +14,10 @@ struct OutputOptions {
   // Where CSV, VTK and the run summary go; relative paths are taken from the working
   // directory of the run. The loader fills in "out/<scene file stem>" when none is given.
   std::string directory;
-  long every = 1;         // write the state every k steps (and always the first and the last)
-  bool csv = true;        // bodies.csv and contacts.csv
-  bool vtk = false;       // VTK PolyData per output step plus .pvd collections
-  bool progress = true;   // progress lines on stderr during long runs
+  long every = 1;        // write the state every k steps (and always the first and the last)
+  bool csv = true;       // bodies.csv and contacts.csv
+  bool vtk = false;      // VTK PolyData per output step plus .pvd collections
+  bool progress = true;  // progress lines on stderr during long runs
 };
 
 // What a run does when the contact solver of a step does not converge.

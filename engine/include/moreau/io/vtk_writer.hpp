@@ -3,10 +3,9 @@
 // of particles and one of the contact force network, and the collections particles.pvd and
 // contacts.pvd that give every file its simulated time (open the .pvd in ParaView).
 #include <filesystem>
+#include <fstream>
 #include <iosfwd>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "moreau/integrator/time_stepper.hpp"
 #include "moreau/model/world.hpp"
@@ -29,19 +28,31 @@ void write_particles_vtp(std::ostream& out, const World& world);
 void write_contact_network_vtp(std::ostream& out, const World& world, const StepReport* report,
                                double time_step);
 
+// A .pvd collection file (time -> data set file) that stays valid after every addition.
+class PvdCollection {
+ public:
+  explicit PvdCollection(const std::filesystem::path& path);
+  void add(double time, const std::string& file);
+
+ private:
+  std::filesystem::path path_;
+  std::ofstream out_;
+};
+
 class VtkWriter {
  public:
-  // Creates `directory` if needed; throws InputError naming it if that fails.
+  // Creates `directory` if needed and starts particles.pvd and contacts.pvd there; throws
+  // InputError naming the path if that fails.
   explicit VtkWriter(const std::filesystem::path& directory);
 
   // Writes particles_<step>.vtp and contacts_<step>.vtp (step zero-padded to 8 digits) and
-  // rewrites both .pvd collections, so that they stay valid if the run stops early.
+  // adds them to the collections.
   void write(const World& world, long step, const StepReport* report, double time_step);
 
  private:
   std::filesystem::path directory_;
-  std::vector<std::pair<double, std::string>> particle_files_;  // (time, file name)
-  std::vector<std::pair<double, std::string>> contact_files_;
+  PvdCollection particles_;
+  PvdCollection contacts_;
 };
 
 }  // namespace moreau

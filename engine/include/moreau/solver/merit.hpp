@@ -21,7 +21,7 @@ namespace moreau {
 inline constexpr double kMeritVelocityFloor = 1e-12;  // m/s
 
 struct MeritScaling {
-  VecX block_scale;    // D_i per contact
+  VecX block_scale;     // D_i per contact
   double q_norm = 1.0;  // max(||q||_2, q_floor)
 };
 

@@ -1,0 +1,289 @@
+#include "moreau/dem/dem_stepper.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <string>
+
+#include "moreau/core/error.hpp"
+#include "moreau/integrator/time_stepper.hpp"
+
+namespace moreau {
+namespace {
+
+double smallest_finite_radius(const World& world) {
+  double smallest = std::numeric_limits<double>::infinity();
+  for (const RigidBody& b : world.bodies) {
+    const double r = bounding_radius(b.shape.geometry);
+    if (std::isfinite(r) && r > 0.0) smallest = std::min(smallest, r);
+  }
+  return smallest;
+}
+
+double default_skin(const World& world, const DemOptions& options) {
+  if (options.skin > 0.0) return options.skin;
+  const double r = smallest_finite_radius(world);
+  if (!std::isfinite(r)) throw InputError("DEM: no body with a finite size to derive the neighbour skin from");
+  return 0.1 * r;
+}
+
+double reference_force(const World& world, const DemOptions& options) {
+  if (options.reference_force > 0.0) return options.reference_force;
+  double weight = 0.0;
+  for (const RigidBody& b : world.bodies)
+    if (b.is_dynamic()) weight += b.mass * world.gravity.norm();
+  return weight;
+}
+
+// Closest-point contact of a pair, the sphere-sphere case inline (the hot path of granular
+// scenes), everything else through the engine's narrow phase.
+bool pair_geometry(const World& world, int a, int b, std::vector<Contact>& scratch, Contact& out) {
+  const RigidBody& ba = world.bodies[a];
+  const RigidBody& bb = world.bodies[b];
+  const auto* sa = std::get_if<Sphere>(&ba.shape.geometry);
+  const auto* sb = std::get_if<Sphere>(&bb.shape.geometry);
+  if (sa && sb && ba.shape.offset.isZero() && bb.shape.offset.isZero()) {
+    const Vec3 d = bb.position - ba.position;
+    const double distance = d.norm();
+    const double gap = distance - sa->radius - sb->radius;
+    if (gap >= 0.0 || distance == 0.0) return false;
+    out.body_a = a;
+    out.body_b = b;
+    out.normal = d / distance;
+    out.gap = gap;
+    out.point = ba.position + out.normal * (sa->radius + 0.5 * gap);
+    return true;
+  }
+  scratch.clear();
+  narrow_phase(world, a, b, 0.0, scratch);
+  if (scratch.empty() || scratch.front().gap >= 0.0) return false;
+  if (scratch.size() > 1)
+    throw InputError("DEM: bodies '" + ba.name + "' and '" + bb.name +
+                     "' touch at several points; the DEM reference handles single-point pairs (spheres, disks, "
+                     "capsule ends against curved shapes)");
+  out = scratch.front();
+  return true;
+}
+
+}  // namespace
+
+void DemOptions::validate() const {
+  if (!(time_step > 0.0) || !std::isfinite(time_step)) throw InputError("DEM: time_step must be > 0");
+  if (!(skin >= 0.0)) throw InputError("DEM: skin must be >= 0");
+  if (!(law.damping_ratio >= 0.0)) throw InputError("DEM: damping_ratio must be >= 0");
+  if (!(law.tangential_stiffness_ratio >= 0.0)) throw InputError("DEM: tangential_stiffness_ratio must be >= 0");
+}
+
+double estimate_stable_time_step(const World& world, const DemOptions& options) {
+  CollisionOptions collision;
+  collision.margin = default_skin(world, options);
+  const auto pairs = broad_phase_pairs(world, collision);
+  const double force = reference_force(world, options);
+  std::vector<Mat3> stiffness(world.bodies.size(), Mat3::Zero());
+  std::vector<Contact> scratch;
+  double worst_omega_squared = 0.0;
+  for (const auto& [a, b] : pairs) {
+    scratch.clear();
+    narrow_phase(world, a, b, collision.margin, scratch);
+    if (scratch.empty()) continue;
+    const PairLaw law = pair_law(world, a, b, options.law);
+    // Overlap at which the pair carries the reference force, for the Hertzian tangent.
+    double overlap = force / law.stiffness;
+    if (law.law == NormalLaw::hertzian) overlap = std::pow(force * std::sqrt(law.diameter) / law.stiffness, 2.0 / 3.0);
+    const double k = law.tangent_stiffness(overlap) + law.tangential_stiffness;
+    for (const Contact& c : scratch) {
+      const Mat3 block = k * c.normal * c.normal.transpose();
+      stiffness[a] += block;
+      stiffness[b] += block;
+    }
+  }
+  for (std::size_t i = 0; i < world.bodies.size(); ++i) {
+    if (!world.bodies[i].is_dynamic() || stiffness[i].isZero()) continue;
+    const double lambda = Eigen::SelfAdjointEigenSolver<Mat3>(stiffness[i]).eigenvalues().maxCoeff();
+    worst_omega_squared = std::max(worst_omega_squared, 2.0 * lambda / world.bodies[i].mass);
+  }
+  if (worst_omega_squared == 0.0) return std::numeric_limits<double>::infinity();
+  const double zeta = options.law.damping_ratio;
+  return 2.0 * (std::sqrt(zeta * zeta + 1.0) - zeta) / std::sqrt(worst_omega_squared);
+}
+
+DemStepper::DemStepper(World& world, DemOptions options) : world_(world), options_(std::move(options)) {
+  options_.validate();
+  world_.validate();
+  skin_ = default_skin(world_, options_);
+  stable_time_step_ = estimate_stable_time_step(world_, options_);
+  if (options_.time_step > stable_time_step_)
+    throw SimulationError("DEM: time step " + std::to_string(options_.time_step) +
+                          " s exceeds the stability estimate " + std::to_string(stable_time_step_) + " s");
+  force_.assign(world_.bodies.size(), Vec6::Zero());
+  rebuild_neighbours();
+  compute_forces();
+}
+
+bool DemStepper::neighbours_stale() const {
+  const double limit = 0.25 * skin_ * skin_;  // moved more than skin / 2
+  for (std::size_t i = 0; i < world_.bodies.size(); ++i)
+    if (world_.bodies[i].motion != Motion::fixed &&
+        (world_.bodies[i].position - reference_position_[i]).squaredNorm() > limit)
+      return true;
+  return false;
+}
+
+void DemStepper::rebuild_neighbours() {
+  CollisionOptions collision;
+  collision.margin = skin_;
+  std::map<std::pair<int, int>, Vec3> old_springs;
+  for (std::size_t p = 0; p < pairs_.size(); ++p)
+    if (!spring_[p].isZero()) old_springs[pairs_[p]] = spring_[p];
+  pairs_ = broad_phase_pairs(world_, collision);
+  laws_.resize(pairs_.size());
+  spring_.assign(pairs_.size(), Vec3::Zero());
+  pair_contact_.assign(pairs_.size(), DemContact{});
+  for (std::size_t p = 0; p < pairs_.size(); ++p) {
+    laws_[p] = pair_law(world_, pairs_[p].first, pairs_[p].second, options_.law);
+    const auto it = old_springs.find(pairs_[p]);
+    if (it != old_springs.end()) spring_[p] = it->second;
+  }
+  const int body_count = static_cast<int>(world_.bodies.size());
+  body_pair_start_.assign(body_count + 1, 0);
+  for (const auto& [a, b] : pairs_) {
+    ++body_pair_start_[a + 1];
+    ++body_pair_start_[b + 1];
+  }
+  for (int b = 0; b < body_count; ++b) body_pair_start_[b + 1] += body_pair_start_[b];
+  body_pair_index_.resize(body_pair_start_.back());
+  std::vector<int> fill(body_pair_start_.begin(), body_pair_start_.end() - 1);
+  for (std::size_t p = 0; p < pairs_.size(); ++p) {
+    body_pair_index_[fill[pairs_[p].first]++] = static_cast<int>(2 * p);
+    body_pair_index_[fill[pairs_[p].second]++] = static_cast<int>(2 * p + 1);
+  }
+  reference_position_.resize(world_.bodies.size());
+  for (std::size_t i = 0; i < world_.bodies.size(); ++i) reference_position_[i] = world_.bodies[i].position;
+  ++rebuilds_;
+}
+
+void DemStepper::compute_forces() {
+  const double dt = options_.time_step;
+  const int pair_count = static_cast<int>(pairs_.size());
+#pragma omp parallel
+  {
+    std::vector<Contact> scratch;
+#pragma omp for schedule(dynamic, 512)
+    for (int p = 0; p < pair_count; ++p) {
+      const auto [a, b] = pairs_[p];
+      DemContact& out = pair_contact_[p];
+      Contact c;
+      if (!pair_geometry(world_, a, b, scratch, c)) {
+        out.overlap = 0.0;
+        out.normal_force = out.elastic_force = 0.0;
+        out.force_on_b.setZero();
+        spring_[p].setZero();  // contact lost: Cundall-Strack spring released
+        continue;
+      }
+      const RigidBody& ba = world_.bodies[a];
+      const RigidBody& bb = world_.bodies[b];
+      const PairLaw& law = laws_[p];
+      const Vec3 relative = bb.linear_velocity + bb.angular_velocity.cross(c.point - bb.position) -
+                            ba.linear_velocity - ba.angular_velocity.cross(c.point - ba.position);
+      const double normal_speed = relative.dot(c.normal);  // > 0 separating
+      const double overlap = -c.gap;
+      out.body_a = a;
+      out.body_b = b;
+      out.point = c.point;
+      out.normal = c.normal;
+      out.overlap = overlap;
+      out.elastic_force = law.elastic_force(overlap);
+      // Silbert eq. 2-3; no attraction: a dry contact cannot pull (viscous tension at
+      // separation is cut off).
+      out.normal_force = std::max(0.0, out.elastic_force - law.damping * normal_speed);
+      Vec3 tangential_force = Vec3::Zero();
+      if (law.tangential_stiffness > 0.0) {
+        const Vec3 tangential_velocity = relative - normal_speed * c.normal;
+        Vec3& s = spring_[p];
+        // Keep the spring in the current tangent plane (rotate with the contact frame).
+        const double length = s.norm();
+        s -= s.dot(c.normal) * c.normal;
+        if (s.norm() > 0.0) s *= length / s.norm();
+        s += dt * tangential_velocity;
+        tangential_force = -law.tangential_stiffness * s - law.tangential_damping * tangential_velocity;
+        const double cap = law.friction * out.normal_force;
+        if (tangential_force.norm() > cap) {
+          // Sliding: the force sits on the Coulomb cone and the spring matches it.
+          tangential_force *= cap / tangential_force.norm();
+          s = -(tangential_force + law.tangential_damping * tangential_velocity) / law.tangential_stiffness;
+        }
+      }
+      out.force_on_b = out.normal_force * c.normal + tangential_force;
+    }
+    // Gather per body over its own pairs (each body written by one thread, fixed order).
+    const int body_count = static_cast<int>(world_.bodies.size());
+#pragma omp for schedule(dynamic, 256)
+    for (int i = 0; i < body_count; ++i) {
+      const RigidBody& body = world_.bodies[i];
+      Vec6 total = Vec6::Zero();
+      total.head<3>() = body.mass * world_.gravity;
+      for (int k = body_pair_start_[i]; k < body_pair_start_[i + 1]; ++k) {
+        const DemContact& c = pair_contact_[body_pair_index_[k] / 2];
+        if (c.overlap <= 0.0) continue;
+        const Vec3 force = (body_pair_index_[k] % 2 == 1) ? c.force_on_b : Vec3(-c.force_on_b);
+        total.head<3>() += force;
+        total.tail<3>() += (c.point - body.position).cross(force);
+      }
+      force_[i] = total;
+    }
+  }
+}
+
+void DemStepper::step() {
+  const double dt = options_.time_step;
+  const int body_count = static_cast<int>(world_.bodies.size());
+  // Velocity Verlet: half kick, drift, forces at the new positions (with half-step
+  // velocities in the damping), half kick. Rotations kick the world-frame angular velocity
+  // with J^-1 torque (the gyroscopic term vanishes for spheres and disks).
+  auto kick = [&]() {
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < body_count; ++i) {
+      RigidBody& body = world_.bodies[i];
+      if (!body.is_dynamic()) continue;
+      const Vec6 change = 0.5 * dt * inverse_mass(body, world_.dimension).apply(force_[i]);
+      body.linear_velocity += change.head<3>();
+      body.angular_velocity += change.tail<3>();
+    }
+  };
+  kick();
+  integrate_positions(world_, dt);
+  if (neighbours_stale()) rebuild_neighbours();
+  compute_forces();
+  kick();
+  world_.time += dt;
+  ++step_count_;
+  if (step_count_ % 1000 == 0) world_.check_finite(step_count_);
+}
+
+std::vector<DemContact> DemStepper::contacts() const {
+  std::vector<DemContact> touching;
+  for (const DemContact& c : pair_contact_)
+    if (c.overlap > 0.0) touching.push_back(c);
+  return touching;
+}
+
+double DemStepper::kinetic_energy() const {
+  double energy = 0.0;
+  for (const RigidBody& b : world_.bodies) {
+    if (!b.is_dynamic()) continue;
+    energy += 0.5 * b.mass * b.linear_velocity.squaredNorm() +
+              0.5 * b.angular_velocity.dot(b.inertia_world() * b.angular_velocity);
+  }
+  return energy;
+}
+
+double DemStepper::max_speed() const {
+  double speed = 0.0;
+  for (const RigidBody& b : world_.bodies)
+    if (b.is_dynamic()) speed = std::max(speed, b.linear_velocity.norm());
+  return speed;
+}
+
+}  // namespace moreau

@@ -1,0 +1,196 @@
+#include "moreau/integrator/theta_stepper.hpp"
+
+#include <cmath>
+#include <ctime>
+#include <string>
+#include <utility>
+
+#include "moreau/contact/contact_system.hpp"
+#include "moreau/core/error.hpp"
+
+namespace moreau {
+namespace {
+
+// W~ = S W with S = diag(s_c) per contact (theta_stepper.hpp): the velocity u~ of eq. 20 seen
+// through the Delassus operator of the real velocities. The sweep state is the base's (W r);
+// only what is read from it is scaled.
+class ImpactScaledDelassus final : public DelassusOperator {
+ public:
+  ImpactScaledDelassus(const DelassusOperator& base, std::vector<Vec3> scale)
+      : base_(base), scale_(std::move(scale)) {}
+  int contact_count() const override { return base_.contact_count(); }
+  int rows_per_contact() const override { return base_.rows_per_contact(); }
+  void apply(const VecX& x, VecX& y) const override {
+    base_.apply(x, y);
+    const int m = rows_per_contact();
+    for (int c = 0; c < contact_count(); ++c) {
+      y.segment(c * m, m) = y.segment(c * m, m).cwiseProduct(scale_[c].head(m));
+    }
+  }
+  Mat3 diagonal_block(int contact) const override {
+    return scale_[contact].asDiagonal() * base_.diagonal_block(contact);
+  }
+  void begin_sweep(const VecX& r, VecX& work) const override { base_.begin_sweep(r, work); }
+  Vec3 local_velocity(int contact, const VecX& work) const override {
+    return scale_[contact].cwiseProduct(base_.local_velocity(contact, work));
+  }
+  void update_sweep(int contact, const Vec3& dr, VecX& work) const override {
+    base_.update_sweep(contact, dr, work);
+  }
+  SparseMatrix assemble() const override {
+    const int m = rows_per_contact();
+    VecX diagonal(m * contact_count());
+    for (int c = 0; c < contact_count(); ++c) diagonal.segment(c * m, m) = scale_[c].head(m);
+    return SparseMatrix(diagonal.asDiagonal() * base_.assemble());
+  }
+
+ private:
+  const DelassusOperator& base_;
+  std::vector<Vec3> scale_;
+};
+
+// x += h v, R <- exp(h omega) R for every body that moves (dynamic or prescribed).
+void advance_positions(World& world, double h) {
+  for (RigidBody& b : world.bodies) {
+    if (b.motion == Motion::fixed) continue;
+    b.position += h * b.linear_velocity;
+    const double angle = h * b.angular_velocity.norm();
+    if (angle > 0.0) {
+      const Quat rotation(Eigen::AngleAxisd(angle, b.angular_velocity.normalized()));
+      b.orientation = (rotation * b.orientation).normalized();
+    }
+  }
+}
+
+// Velocity of b relative to a at the contact in the frame (n, t1, t2) for body velocities
+// `velocity` (6 per body): P*(q, c) q_dot of eq. 4.
+Vec3 relative_velocity(const World& world, const Contact& c, const VecX& velocity) {
+  const JacobianBlock ja = -point_jacobian(c, world.bodies[c.body_a].position);
+  const JacobianBlock jb = point_jacobian(c, world.bodies[c.body_b].position);
+  return ja * velocity.segment<6>(kBodyDofs * c.body_a) +
+         jb * velocity.segment<6>(kBodyDofs * c.body_b);
+}
+
+}  // namespace
+
+void ThetaOptions::validate() const {
+  if (!(time_step > 0.0) || !std::isfinite(time_step)) {
+    throw InputError("ThetaOptions.time_step = " + std::to_string(time_step) +
+                     " must be finite and > 0 s");
+  }
+  if (!(theta >= 0.5 && theta <= 1.0)) {
+    throw InputError("ThetaOptions.theta = " + std::to_string(theta) +
+                     " must lie in [1/2, 1] (seed 004 Sec. 2.1)");
+  }
+  if (!(tangential_restitution >= 0.0 && tangential_restitution <= 1.0)) {
+    throw InputError("ThetaOptions.tangential_restitution = " +
+                     std::to_string(tangential_restitution) + " must lie in [0, 1]");
+  }
+  collision.validate();
+}
+
+ThetaStepper::ThetaStepper(World& world, ThetaOptions options,
+                           std::unique_ptr<ContactSolver> solver)
+    : world_(world), options_(std::move(options)), solver_(std::move(solver)) {
+  options_.validate();
+  world_.validate();
+  if (!solver_) throw InputError("ThetaStepper: no contact solver given");
+}
+
+const ThetaStepReport& ThetaStepper::step() {
+  const double dt = options_.time_step;
+  const double theta = options_.theta;
+  const int rows = options_.frictional ? static_cast<int>(world_.dimension) : 1;
+  const int body_count = static_cast<int>(world_.bodies.size());
+  ThetaStepReport report;
+  report.step = step_count_ + 1;
+  report.rows_per_contact = rows;
+
+  // v_k, and v_free = v_k + dt M^-1 F (eq. 2-3; gravity is constant, so theta F_{k+1} +
+  // (1 - theta) F_k = F). Fixed bodies have zero velocity, prescribed ones keep theirs.
+  VecX velocity_start(kBodyDofs * body_count);
+  VecX velocity_free(kBodyDofs * body_count);
+  for (int b = 0; b < body_count; ++b) {
+    const RigidBody& body = world_.bodies[b];
+    const Vec6 v = body.motion == Motion::fixed ? Vec6::Zero() : body.velocity();
+    velocity_start.segment<6>(kBodyDofs * b) = v;
+    velocity_free.segment<6>(kBodyDofs * b) =
+        body.is_dynamic()
+            ? Vec6(v + dt * inverse_mass(body, world_.dimension).apply(world_.external_force(b)))
+            : v;
+  }
+
+  // eq. 18: the mid-step configuration, where contacts and the mapping P are evaluated.
+  advance_positions(world_, (1.0 - theta) * dt);
+  const std::vector<Contact> candidates =
+      detect_contacts(world_, options_.collision, &report.collision_stats);
+  report.candidate_contacts = static_cast<long>(candidates.size());
+
+  std::vector<Vec3> u_free, u_minus;
+  for (const Contact& c : candidates) {
+    const Vec3 free = relative_velocity(world_, c, velocity_free);
+    if (c.gap + theta * dt * free[0] > 0.0) continue;  // stays open under free motion
+    report.contacts.push_back(c);
+    u_free.push_back(free);
+    u_minus.push_back(relative_velocity(world_, c, velocity_start));  // eq. 19
+  }
+  const int contact_count = static_cast<int>(report.contacts.size());
+  const ContactSystem system(world_, report.contacts, rows);
+
+  // eq. 20: u~ = S (u+ + E u-) with S = (1 + E)^-1, so q~ = S (u_free + E u-) and W~ = S W.
+  ConeProblem problem;
+  problem.friction_model = FrictionModel::coulomb;
+  problem.q.resize(rows * contact_count);
+  problem.mu.resize(contact_count);
+  std::vector<Vec3> scale(contact_count);
+  bool scaled = false;
+  for (int i = 0; i < contact_count; ++i) {
+    const Contact& c = report.contacts[i];
+    const int ma = world_.bodies[c.body_a].material, mb = world_.bodies[c.body_b].material;
+    const double e_n = pair_restitution(world_.materials[ma], world_.materials[mb]);
+    const Vec3 e(e_n, options_.tangential_restitution, options_.tangential_restitution);
+    scale[i] = (Vec3::Ones() + e).cwiseInverse();
+    scaled = scaled || e.head(rows).any();
+    problem.q.segment(rows * i, rows) =
+        scale[i].cwiseProduct(u_free[i] + e.cwiseProduct(u_minus[i])).head(rows);
+    problem.mu(i) = world_.friction.get(ma, mb);
+  }
+  const ImpactScaledDelassus impact_scaled(system, scale);
+  problem.delassus = scaled ? static_cast<const DelassusOperator*>(&impact_scaled) : &system;
+
+  VecX impulses = VecX::Zero(rows * contact_count);
+  const std::clock_t cpu_start = std::clock();
+  if (contact_count > 0) {
+    if (const auto* nlgs = dynamic_cast<const NlgsSolver*>(solver_.get())) {
+      report.nlgs = nlgs->solve_with_terms(problem, impulses);
+      report.solver_stats = report.nlgs->common;
+    } else {
+      report.solver_stats = solver_->solve(problem, impulses);
+    }
+  } else {
+    report.solver_stats.solver = solver_->name();
+    report.solver_stats.termination = Termination::not_run;
+    report.solver_stats.converged = true;
+  }
+  report.solve_cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+
+  // eq. 3: v_{k+1} = v_free + M^-1 P r, then eq. 2: q_{k+1} = q_m + theta dt v_{k+1}.
+  const VecX velocity_change = system.body_velocity_change(impulses);
+  for (int b = 0; b < body_count; ++b) {
+    RigidBody& body = world_.bodies[b];
+    if (!body.is_dynamic()) continue;
+    body.set_velocity(velocity_free.segment<6>(kBodyDofs * b) +
+                      velocity_change.segment<6>(kBodyDofs * b));
+  }
+  advance_positions(world_, theta * dt);
+
+  world_.time += dt;
+  ++step_count_;
+  report.time = world_.time;
+  report.impulses = std::move(impulses);
+  world_.check_finite(step_count_);
+  report_ = std::move(report);
+  return report_;
+}
+
+}  // namespace moreau

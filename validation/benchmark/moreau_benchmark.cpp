@@ -1,0 +1,514 @@
+// Moreau performance benchmark (not a test): memory bandwidth, Delassus products, collision
+// detection scaling, solver iteration rates and 1 -> 2 thread speed-ups, in one run.
+// See validation/benchmark/README.md for the figures and the byte-count model.
+//
+//   moreau_benchmark [--quick] [--json FILE]
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "moreau/collision/collision_detector.hpp"
+#include "moreau/contact/contact_system.hpp"
+#include "moreau/contact/delassus.hpp"
+#include "moreau/model/shape.hpp"
+#include "moreau/model/world.hpp"
+#include "moreau/solver/solver.hpp"
+
+namespace {
+
+using moreau::VecX;
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+// Every random scene of the benchmark is drawn from std::mt19937 with this seed.
+constexpr unsigned kSeed = 20240611;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Runs `work` at least `min_reps` times and until `min_seconds` have passed; returns the best
+// (smallest) time of one call. The best time is the usual figure for throughput benchmarks
+// (STREAM): it is the least disturbed by other processes.
+double best_time(const std::function<void()>& work, int min_reps, double min_seconds) {
+  double best = 1e300;
+  const auto start = Clock::now();
+  for (int rep = 0; rep < min_reps || seconds_since(start) < min_seconds; ++rep) {
+    const auto t0 = Clock::now();
+    work();
+    best = std::min(best, seconds_since(t0));
+  }
+  return best;
+}
+
+std::string cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(" \t", colon + 1));
+    }
+  }
+  return "unknown";
+}
+
+struct Settings {
+  bool quick = false;
+  std::string json_path;
+  // Thread counts compared for the speed-ups.
+  std::vector<int> threads{1, 2};
+};
+
+// ---------------------------------------------------------------------------------------
+// Memory bandwidth: STREAM triad a[i] = b[i] + s c[i].
+// ---------------------------------------------------------------------------------------
+
+// Best triad bandwidth in GB/s (1e9 B/s) with the given thread count. Bytes counted as in
+// STREAM: 3 x 8 B per element (read b, read c, write a; the write-allocate read of a is not
+// counted).
+double triad_bandwidth(std::size_t n, int threads, int reps) {
+  std::unique_ptr<double[]> a(new double[n]), b(new double[n]), c(new double[n]);
+  // First touch with the same static schedule as the kernel.
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (std::size_t i = 0; i < n; ++i) {
+    a[i] = 0.0;
+    b[i] = 1.0;
+    c[i] = 2.0;
+  }
+  const double s = 3.0;
+  double best = 1e300;
+  for (int rep = 0; rep < reps; ++rep) {
+    const auto t0 = Clock::now();
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
+    best = std::min(best, seconds_since(t0));
+  }
+  // Keep the result observable so that the loop cannot be dropped.
+  if (a[n / 2] != 7.0) std::fprintf(stderr, "triad check failed: %g\n", a[n / 2]);
+  return 3.0 * sizeof(double) * static_cast<double>(n) / best / 1e9;
+}
+
+// ---------------------------------------------------------------------------------------
+// Scenes.
+// ---------------------------------------------------------------------------------------
+
+// Polydisperse sphere packing: FCC lattice of nearest-neighbour distance 1.6 r0, radii
+// uniform in [0.5, 1] r0, centres jittered by up to 0.05 r0 per axis. Two lattice neighbours
+// are in contact when r_i + r_j exceeds their distance, for about a third of the 12 neighbours
+// (P(r_i + r_j > 1.6 r0) = 0.32): ~2 contacts per sphere, at a solid fraction of ~0.6.
+// Mass and inertia of solid spheres of density 1000 kg/m^3; r0 = 1 m, gravity -9.81 m/s^2 y.
+moreau::World sphere_packing(int count, unsigned seed) {
+  moreau::World world;
+  world.bodies.reserve(count);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> radius_draw(0.5, 1.0);
+  std::uniform_real_distribution<double> jitter(-0.05, 0.05);
+  const double spacing = 1.6;                          // nearest-neighbour distance, r0
+  const double cube = spacing * std::sqrt(2.0);        // FCC cubic cell edge
+  const int cells = static_cast<int>(std::ceil(std::cbrt(count / 4.0)));
+  const moreau::Vec3 basis[4] = {moreau::Vec3(0.0, 0.0, 0.0), moreau::Vec3(0.5, 0.5, 0.0),
+                                 moreau::Vec3(0.5, 0.0, 0.5), moreau::Vec3(0.0, 0.5, 0.5)};
+  for (int i = 0; i < cells && static_cast<int>(world.bodies.size()) < count; ++i)
+    for (int j = 0; j < cells && static_cast<int>(world.bodies.size()) < count; ++j)
+      for (int k = 0; k < cells && static_cast<int>(world.bodies.size()) < count; ++k)
+        for (int s = 0; s < 4 && static_cast<int>(world.bodies.size()) < count; ++s) {
+          moreau::RigidBody body;
+          const double r = radius_draw(rng);
+          body.shape.geometry = moreau::Sphere{r};
+          const moreau::MassProperties mass =
+              moreau::mass_properties(moreau::Sphere{r}, 1000.0, moreau::Dimension::three);
+          body.mass = mass.mass;
+          body.inertia_body = mass.inertia;
+          body.position = cube * (moreau::Vec3(i, j, k) + basis[s]) +
+                          moreau::Vec3(jitter(rng), jitter(rng), jitter(rng));
+          world.bodies.push_back(std::move(body));
+        }
+  return world;
+}
+
+// The frictional cone problem of one time step of the packing (as the TimeStepper builds it):
+// q = Phi / dt e_n + J v_free with v_free = dt g, mu = 0.5.
+struct ConeScene {
+  moreau::World world;
+  std::vector<moreau::Contact> contacts;
+  std::unique_ptr<moreau::ContactSystem> system;
+  moreau::ConeProblem problem;
+};
+
+std::unique_ptr<ConeScene> cone_scene(int spheres, int rows) {
+  auto scene = std::make_unique<ConeScene>();
+  scene->world = sphere_packing(spheres, kSeed);
+  scene->contacts = moreau::detect_contacts(scene->world, moreau::CollisionOptions{});
+  scene->system = std::make_unique<moreau::ContactSystem>(scene->world, scene->contacts, rows);
+  const double dt = 1e-3;
+  VecX free_velocity = VecX::Zero(6 * static_cast<Eigen::Index>(scene->world.bodies.size()));
+  for (std::size_t b = 0; b < scene->world.bodies.size(); ++b)
+    free_velocity.segment<3>(6 * b) = dt * scene->world.gravity;
+  moreau::ConeProblem& problem = scene->problem;
+  problem.delassus = scene->system.get();
+  problem.q = scene->system->contact_velocity(free_velocity);
+  for (std::size_t i = 0; i < scene->contacts.size(); ++i)
+    problem.q(rows * i) += scene->contacts[i].gap / dt;
+  problem.mu = VecX::Constant(static_cast<Eigen::Index>(scene->contacts.size()), 0.5);
+  problem.friction_model = moreau::FrictionModel::coulomb;
+  return scene;
+}
+
+// ---------------------------------------------------------------------------------------
+// Byte-count models (README.md, "Byte-count model").
+// ---------------------------------------------------------------------------------------
+
+struct Traffic {
+  double compulsory = 0.0;  // every array touched once
+  double logical = 0.0;     // every operand counted each time the kernel loads it
+};
+
+// ContactSystem::apply: gather M^-1 H x per body over its contacts, then J v per contact.
+Traffic matrix_free_traffic(const moreau::ContactSystem& system) {
+  const double m = system.rows_per_contact();
+  const double contacts = system.contact_count();
+  const double bodies = system.body_count();
+  double sides = 0.0;  // contact sides on dynamic bodies (a Jacobian and a mobility block each)
+  for (const moreau::ContactRows& row : system.rows()) sides += (row.body_a >= 0) + (row.body_b >= 0);
+  const double block = 18.0 * sizeof(double);  // 3 x 6 Jacobian or 6 x 3 mobility block
+  const double velocity = 6.0 * sizeof(double);
+  Traffic t;
+  // Gather: CSR start (per body) and index (per side), mobility blocks, x; body velocities
+  // zeroed and written. Product: body indices, Jacobian blocks, body velocities, y written.
+  const double fixed = bodies * (sizeof(int) + 2.0 * velocity) + sides * (sizeof(int) + 2.0 * block) +
+                       contacts * (2.0 * sizeof(int) + m * sizeof(double));
+  t.compulsory = fixed + contacts * m * sizeof(double) + bodies * velocity;
+  t.logical = fixed + sides * (m * sizeof(double) + velocity);
+  return t;
+}
+
+// Row-major CSR product y = W x (SparseDelassus::apply).
+Traffic sparse_traffic(const moreau::SparseMatrix& w) {
+  const double n = static_cast<double>(w.rows());
+  const double nnz = static_cast<double>(w.nonZeros());
+  Traffic t;
+  const double fixed = nnz * (sizeof(double) + sizeof(int)) + (n + 1.0) * sizeof(int) + n * sizeof(double);
+  t.compulsory = fixed + n * sizeof(double);
+  t.logical = fixed + nnz * sizeof(double);
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------
+// Output helpers.
+// ---------------------------------------------------------------------------------------
+
+void heading(const std::string& title) { std::printf("\n== %s ==\n", title.c_str()); }
+
+// Least-squares slope of log(y) against log(x).
+double fitted_exponent(const std::vector<double>& x, const std::vector<double>& y) {
+  double sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0;
+  const double n = static_cast<double>(x.size());
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    const double lx = std::log(x[k]), ly = std::log(y[k]);
+    sx += lx;
+    sy += ly;
+    sxx += lx * lx;
+    sxy += lx * ly;
+  }
+  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+}
+
+// ---------------------------------------------------------------------------------------
+// Sections.
+// ---------------------------------------------------------------------------------------
+
+json bench_bandwidth(const Settings& settings, double& triad_best) {
+  heading("Memory bandwidth: STREAM triad a = b + s c");
+  const std::size_t n = 10'000'000;  // 80 MB per array, 240 MB in all: far beyond any cache
+  const int reps = settings.quick ? 5 : 20;
+  json out = {{"array_elements", n}, {"array_megabytes", n * sizeof(double) / 1e6},
+              {"repetitions", reps}, {"bytes_per_element", 24}};
+  std::printf("arrays 3 x %.0f MB, best of %d\n", n * sizeof(double) / 1e6, reps);
+  triad_best = 0.0;
+  for (const int threads : settings.threads) {
+    const double gbs = triad_bandwidth(n, threads, reps);
+    triad_best = std::max(triad_best, gbs);
+    out["gb_per_s"][std::to_string(threads)] = gbs;
+    std::printf("  %d thread(s): %8.2f GB/s\n", threads, gbs);
+  }
+  out["best_gb_per_s"] = triad_best;
+  return out;
+}
+
+json bench_delassus(const Settings& settings, double triad_best) {
+  const int spheres = 100'000;
+  heading("Delassus product W x, " + std::to_string(spheres) + " spheres, frictional (3 rows)");
+  const auto build_start = Clock::now();
+  const std::unique_ptr<ConeScene> scene = cone_scene(spheres, 3);
+  const double build_seconds = seconds_since(build_start);
+  const moreau::ContactSystem& system = *scene->system;
+  const int n = system.size();
+  std::mt19937 rng(kSeed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  VecX x(n), y(n);
+  for (int k = 0; k < n; ++k) x(k) = normal(rng);
+  const double min_seconds = settings.quick ? 0.3 : 1.5;
+  const Traffic free_bytes = matrix_free_traffic(system);
+
+  std::printf("contacts %d (%.2f per sphere), %d unknowns, scene + ContactSystem built in %.2f s\n",
+              system.contact_count(), static_cast<double>(system.contact_count()) / spheres, n,
+              build_seconds);
+  std::printf("bytes per product: matrix-free compulsory %.1f MB, logical %.1f MB\n",
+              free_bytes.compulsory / 1e6, free_bytes.logical / 1e6);
+  json out = {{"spheres", spheres},
+              {"contacts", system.contact_count()},
+              {"rows_per_contact", 3},
+              {"matrix_free", {{"bytes_compulsory", free_bytes.compulsory},
+                               {"bytes_logical", free_bytes.logical}}}};
+
+  const auto assemble_start = Clock::now();
+  const moreau::SparseDelassus sparse(system.assemble(), 3);
+  const double assemble_seconds = seconds_since(assemble_start);
+  const Traffic sparse_bytes = sparse_traffic(sparse.matrix());
+  std::printf("assembled W: %ld non-zeros (%.1f per row), assembled in %.2f s; bytes per product: "
+              "compulsory %.1f MB, logical %.1f MB\n",
+              static_cast<long>(sparse.matrix().nonZeros()),
+              static_cast<double>(sparse.matrix().nonZeros()) / n, assemble_seconds,
+              sparse_bytes.compulsory / 1e6, sparse_bytes.logical / 1e6);
+  out["assembled"] = {{"non_zeros", sparse.matrix().nonZeros()},
+                      {"assemble_seconds", assemble_seconds},
+                      {"bytes_compulsory", sparse_bytes.compulsory},
+                      {"bytes_logical", sparse_bytes.logical}};
+
+  VecX y_sparse(n);
+  system.apply(x, y);
+  sparse.apply(x, y_sparse);
+  const double difference = (y - y_sparse).cwiseAbs().maxCoeff() / y.cwiseAbs().maxCoeff();
+  out["max_relative_difference"] = difference;
+  std::printf("max |W x (matrix-free) - W x (assembled)| / max |W x| = %.2e\n", difference);
+
+  std::printf("  %-12s %7s %12s %10s %10s %9s\n", "operator", "threads", "products/s",
+              "GB/s comp", "GB/s logic", "/ triad");
+  for (const int threads : settings.threads) {
+    omp_set_num_threads(threads);
+    const double t_free = best_time([&] { system.apply(x, y); }, 5, min_seconds);
+    const double t_sparse = best_time([&] { sparse.apply(x, y_sparse); }, 5, min_seconds);
+    const auto report = [&](const char* name, double t, const Traffic& bytes) {
+      const double comp = bytes.compulsory / t / 1e9;
+      const double logic = bytes.logical / t / 1e9;
+      std::printf("  %-12s %7d %12.1f %10.2f %10.2f %9.2f\n", name, threads, 1.0 / t, comp, logic,
+                  comp / triad_best);
+      return json{{"seconds", t},
+                  {"products_per_second", 1.0 / t},
+                  {"gb_per_s_compulsory", comp},
+                  {"gb_per_s_logical", logic},
+                  {"ratio_to_triad", comp / triad_best}};
+    };
+    out["matrix_free"]["threads"][std::to_string(threads)] = report("matrix-free", t_free, free_bytes);
+    out["assembled"]["threads"][std::to_string(threads)] = report("assembled", t_sparse, sparse_bytes);
+  }
+  const std::string one = std::to_string(settings.threads.front());
+  const std::string two = std::to_string(settings.threads.back());
+  for (const char* kind : {"matrix_free", "assembled"}) {
+    out[kind]["speedup"] =
+        out[kind]["threads"][one]["seconds"].get<double>() / out[kind]["threads"][two]["seconds"].get<double>();
+  }
+  std::printf("speed-up %s -> %s threads: matrix-free %.2f, assembled %.2f\n", one.c_str(), two.c_str(),
+              out["matrix_free"]["speedup"].get<double>(), out["assembled"]["speedup"].get<double>());
+  omp_set_num_threads(settings.threads.back());
+  return out;
+}
+
+json bench_collision(const Settings& settings) {
+  heading("Collision detection (broad + narrow phase), polydisperse sphere packing");
+  std::vector<int> sizes{1'000, 10'000, 100'000};
+  if (!settings.quick) sizes.push_back(1'000'000);
+  const double min_seconds = settings.quick ? 0.3 : 1.0;
+  json out = json::object();
+  std::vector<double> ns, totals;
+  std::printf("  %9s %9s %10s %10s %10s %10s %10s %8s\n", "spheres", "contacts", "pairs", "broad ms",
+              "narrow ms", "total ms", "ns/sphere", "threads");
+  json rows = json::array();
+  for (const int n : sizes) {
+    const moreau::World world = sphere_packing(n, kSeed);
+    const moreau::CollisionOptions options;
+    for (const int threads : settings.threads) {
+      omp_set_num_threads(threads);
+      moreau::CollisionStats best_stats;
+      double best = 1e300;
+      const auto start = Clock::now();
+      for (int rep = 0; rep < 3 || seconds_since(start) < min_seconds; ++rep) {
+        moreau::CollisionStats stats;
+        const auto t0 = Clock::now();
+        const std::vector<moreau::Contact> contacts = moreau::detect_contacts(world, options, &stats);
+        const double t = seconds_since(t0);
+        if (t < best) {
+          best = t;
+          best_stats = stats;
+        }
+      }
+      std::printf("  %9d %9ld %10ld %10.3f %10.3f %10.3f %10.1f %8d\n", n, best_stats.contacts,
+                  best_stats.candidate_pairs, 1e3 * best_stats.broad_phase_seconds,
+                  1e3 * best_stats.narrow_phase_seconds, 1e3 * best, 1e9 * best / n, threads);
+      rows.push_back({{"spheres", n},
+                      {"threads", threads},
+                      {"contacts", best_stats.contacts},
+                      {"candidate_pairs", best_stats.candidate_pairs},
+                      {"broad_phase_seconds", best_stats.broad_phase_seconds},
+                      {"narrow_phase_seconds", best_stats.narrow_phase_seconds},
+                      {"total_seconds", best},
+                      {"ns_per_sphere", 1e9 * best / n}});
+      if (threads == settings.threads.back()) {
+        ns.push_back(n);
+        totals.push_back(best);
+      }
+    }
+  }
+  out["runs"] = rows;
+  const double exponent = fitted_exponent(ns, totals);
+  out["fitted_exponent"] = exponent;
+  out["fit_threads"] = settings.threads.back();
+  std::printf("fitted exponent of time vs N (%d threads, least squares on log-log): %.3f\n",
+              settings.threads.back(), exponent);
+  // Speed-up at 1e5 spheres.
+  for (const json& a : rows)
+    for (const json& b : rows)
+      if (a["spheres"] == 100'000 && b["spheres"] == 100'000 &&
+          a["threads"] == settings.threads.front() && b["threads"] == settings.threads.back()) {
+        const double s = a["total_seconds"].get<double>() / b["total_seconds"].get<double>();
+        out["speedup_100000"] = s;
+        std::printf("speed-up %d -> %d threads at 1e5 spheres: %.2f\n", settings.threads.front(),
+                    settings.threads.back(), s);
+      }
+  omp_set_num_threads(settings.threads.back());
+  return out;
+}
+
+json bench_solvers(const Settings& settings) {
+  const int spheres = 10'000;
+  const int iterations = settings.quick ? 50 : 300;
+  heading("Solver iterations per second, " + std::to_string(spheres) +
+          " spheres, frictional cone problem (Coulomb, mu 0.5)");
+  const std::unique_ptr<ConeScene> scene = cone_scene(spheres, 3);
+  std::printf("contacts %d; %d iterations per solve (tolerance 0: no early stop)\n",
+              scene->system->contact_count(), iterations);
+  json out = {{"spheres", spheres}, {"contacts", scene->system->contact_count()},
+              {"iterations", iterations}};
+  std::printf("  %-6s %7s %12s %12s %12s\n", "solver", "threads", "iter/s", "final merit",
+              "seconds");
+  for (const char* solver_name : {"pgs", "pgj", "apgd"}) {
+    const std::string name = solver_name;
+    moreau::SolverOptions options;
+    options.tolerance = 0.0;
+    options.max_iterations = iterations;
+    options.check_every = iterations;  // one merit evaluation, at the end
+    options.record_history = false;
+    options.warm_start = false;
+    options.divergence_factor = 1e300;
+    if (name == "pgj") options.relaxation = 0.3;
+    const std::unique_ptr<moreau::ContactSolver> solver = moreau::make_solver(name, options);
+    // PGS is serial: its rate is measured once.
+    const std::vector<int> thread_counts =
+        name == "pgs" ? std::vector<int>{settings.threads.back()} : settings.threads;
+    for (const int threads : thread_counts) {
+      omp_set_num_threads(threads);
+      moreau::SolverStats best_stats;
+      double best = 1e300;
+      for (int rep = 0; rep < (settings.quick ? 2 : 3); ++rep) {
+        VecX r = VecX::Zero(scene->problem.size());
+        const auto t0 = Clock::now();
+        const moreau::SolverStats stats = solver->solve(scene->problem, r);
+        const double t = seconds_since(t0);
+        if (t < best) {
+          best = t;
+          best_stats = stats;
+        }
+      }
+      const double rate = best_stats.iterations / best;
+      std::printf("  %-6s %7d %12.1f %12.3e %12.3f\n", name.c_str(), threads, rate,
+                  best_stats.merit, best);
+      out[name]["threads"][std::to_string(threads)] = {{"iterations_per_second", rate},
+                                                       {"iterations", best_stats.iterations},
+                                                       {"seconds", best},
+                                                       {"final_merit", best_stats.merit},
+                                                       {"termination", moreau::to_string(best_stats.termination)}};
+    }
+    if (thread_counts.size() > 1) {
+      const double s = out[name]["threads"][std::to_string(settings.threads.front())]["seconds"].get<double>() /
+                       out[name]["threads"][std::to_string(settings.threads.back())]["seconds"].get<double>();
+      out[name]["speedup"] = s;
+      std::printf("  %s speed-up %d -> %d threads: %.2f\n", name.c_str(), settings.threads.front(),
+                  settings.threads.back(), s);
+    }
+  }
+  omp_set_num_threads(settings.threads.back());
+  return out;
+}
+
+int usage(const char* program, int code) {
+  std::fprintf(code == 0 ? stdout : stderr,
+               "usage: %s [--quick] [--json FILE]\n"
+               "  --quick      smaller sweep (collision up to 1e5 spheres, fewer repetitions)\n"
+               "  --json FILE  also write the figures as JSON to FILE\n",
+               program);
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Settings settings;
+  for (int k = 1; k < argc; ++k) {
+    const std::string arg = argv[k];
+    if (arg == "--quick") {
+      settings.quick = true;
+    } else if (arg == "--json" && k + 1 < argc) {
+      settings.json_path = argv[++k];
+    } else if (arg == "--help" || arg == "-h") {
+      return usage(argv[0], 0);
+    } else {
+      std::fprintf(stderr, "unknown or incomplete argument '%s'\n", arg.c_str());
+      return usage(argv[0], 2);
+    }
+  }
+
+  const auto start = Clock::now();
+  json report;
+  report["machine"] = {{"cpu_model", cpu_model()},
+                       {"hardware_concurrency", std::thread::hardware_concurrency()},
+                       {"omp_max_threads", omp_get_max_threads()},
+                       {"compiler", __VERSION__}};
+  report["mode"] = settings.quick ? "quick" : "full";
+  report["seed"] = kSeed;
+  std::printf("Moreau benchmark (%s)\nmachine: %s, hardware_concurrency %u, OpenMP max threads %d\n"
+              "compiler: %s\nseed: %u\n",
+              settings.quick ? "quick" : "full", cpu_model().c_str(),
+              std::thread::hardware_concurrency(), omp_get_max_threads(), __VERSION__, kSeed);
+
+  double triad_best = 0.0;
+  report["bandwidth"] = bench_bandwidth(settings, triad_best);
+  report["delassus"] = bench_delassus(settings, triad_best);
+  report["collision"] = bench_collision(settings);
+  report["solvers"] = bench_solvers(settings);
+  report["total_seconds"] = seconds_since(start);
+  std::printf("\ntotal %.1f s\n", report["total_seconds"].get<double>());
+
+  if (!settings.json_path.empty()) {
+    std::ofstream file(settings.json_path);
+    if (!file) {
+      std::fprintf(stderr, "cannot write %s\n", settings.json_path.c_str());
+      return 1;
+    }
+    file << report.dump(2) << '\n';
+    std::printf("JSON written to %s\n", settings.json_path.c_str());
+  }
+  return 0;
+}
