@@ -129,14 +129,15 @@ void write_summary(const std::filesystem::path& path, const Scene& scene,
   if (!out) throw InputError(path.string() + ": cannot write the run summary");
 }
 
-void print_progress(long step, long total, const StepReport& report, double elapsed) {
-  const double rate = static_cast<double>(step) / elapsed;
+// The time left is estimated from the rate since the previous line, not the mean rate: the
+// cost of a step grows as a granular packing forms.
+void print_progress(long step, long total, const StepReport& report, double recent_rate) {
   std::cerr << "moreau: step " << step << '/' << total << " ("
             << short_number(100.0 * static_cast<double>(step) / static_cast<double>(total))
-            << "%), t = " << short_number(report.time) << " s, " << report.contacts.size()
-            << " contacts, " << report.solver_stats.iterations << " iterations, merit "
-            << short_number(report.solver_stats.merit) << ", " << short_number(rate)
-            << " steps/s, about " << short_number(static_cast<double>(total - step) / rate)
+            << "%), t = " << short_number(report.time) << " s, contacts " << report.contacts.size()
+            << ", iterations " << report.solver_stats.iterations << ", merit "
+            << short_number(report.solver_stats.merit) << ", " << short_number(recent_rate)
+            << " steps/s, about " << short_number(static_cast<double>(total - step) / recent_rate)
             << " s left\n";
 }
 
@@ -186,6 +187,7 @@ void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
 
   const Clock::time_point start = Clock::now();
   Clock::time_point last_progress = start;
+  long last_progress_step = 0;
   RunStatistics stats;
   std::string status = "failed";
   try {
@@ -212,11 +214,14 @@ void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
           std::cerr << "moreau: warning: further steps that do not converge are only counted "
                        "(summary.json)\n";
       }
-      if (progress && step < scene.steps &&
-          std::chrono::duration<double>(Clock::now() - last_progress).count() >=
-              kProgressInterval) {
-        print_progress(step, scene.steps, report, seconds_since(start));
-        last_progress = Clock::now();
+      if (progress && step < scene.steps) {
+        const double interval = seconds_since(last_progress);
+        if (interval >= kProgressInterval) {
+          print_progress(step, scene.steps, report,
+                         static_cast<double>(step - last_progress_step) / interval);
+          last_progress = Clock::now();
+          last_progress_step = step;
+        }
       }
     }
   } catch (const SimulationError& e) {

@@ -4,6 +4,7 @@
 //
 //   moreau_benchmark [--quick] [--json FILE]
 #include <omp.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -65,6 +66,25 @@ std::string cpu_model() {
   return "unknown";
 }
 
+// The 1-, 5- and 15-minute load averages: other processes on the machine distort the figures,
+// multi-threaded ones most (a thread descheduled at a barrier stalls the others).
+std::string load_average() {
+  std::ifstream file("/proc/loadavg");
+  double one = 0.0, five = 0.0, fifteen = 0.0;
+  file >> one >> five >> fifteen;
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.2f %.2f %.2f", one, five, fifteen);
+  return text;
+}
+
+// User + system CPU seconds of this process so far.
+double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_utime.tv_sec + 1e-6 * usage.ru_utime.tv_usec + usage.ru_stime.tv_sec +
+         1e-6 * usage.ru_stime.tv_usec;
+}
+
 struct Settings {
   bool quick = false;
   std::string json_path;
@@ -116,8 +136,8 @@ moreau::World sphere_packing(int count, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> radius_draw(0.5, 1.0);
   std::uniform_real_distribution<double> jitter(-0.05, 0.05);
-  const double spacing = 1.6;                          // nearest-neighbour distance, r0
-  const double cube = spacing * std::sqrt(2.0);        // FCC cubic cell edge
+  const double spacing = 1.6;                    // nearest-neighbour distance, r0
+  const double cube = spacing * std::sqrt(2.0);  // FCC cubic cell edge
   const int cells = static_cast<int>(std::ceil(std::cbrt(count / 4.0)));
   const moreau::Vec3 basis[4] = {moreau::Vec3(0.0, 0.0, 0.0), moreau::Vec3(0.5, 0.5, 0.0),
                                  moreau::Vec3(0.5, 0.0, 0.5), moreau::Vec3(0.0, 0.5, 0.5)};
@@ -182,13 +202,15 @@ Traffic matrix_free_traffic(const moreau::ContactSystem& system) {
   const double contacts = system.contact_count();
   const double bodies = system.body_count();
   double sides = 0.0;  // contact sides on dynamic bodies (a Jacobian and a mobility block each)
-  for (const moreau::ContactRows& row : system.rows()) sides += (row.body_a >= 0) + (row.body_b >= 0);
+  for (const moreau::ContactRows& row : system.rows())
+    sides += (row.body_a >= 0) + (row.body_b >= 0);
   const double block = 18.0 * sizeof(double);  // 3 x 6 Jacobian or 6 x 3 mobility block
   const double velocity = 6.0 * sizeof(double);
   Traffic t;
   // Gather: CSR start (per body) and index (per side), mobility blocks, x; body velocities
   // zeroed and written. Product: body indices, Jacobian blocks, body velocities, y written.
-  const double fixed = bodies * (sizeof(int) + 2.0 * velocity) + sides * (sizeof(int) + 2.0 * block) +
+  const double fixed = bodies * (sizeof(int) + 2.0 * velocity) +
+                       sides * (sizeof(int) + 2.0 * block) +
                        contacts * (2.0 * sizeof(int) + m * sizeof(double));
   t.compulsory = fixed + contacts * m * sizeof(double) + bodies * velocity;
   t.logical = fixed + sides * (m * sizeof(double) + velocity);
@@ -200,7 +222,8 @@ Traffic sparse_traffic(const moreau::SparseMatrix& w) {
   const double n = static_cast<double>(w.rows());
   const double nnz = static_cast<double>(w.nonZeros());
   Traffic t;
-  const double fixed = nnz * (sizeof(double) + sizeof(int)) + (n + 1.0) * sizeof(int) + n * sizeof(double);
+  const double fixed =
+      nnz * (sizeof(double) + sizeof(int)) + (n + 1.0) * sizeof(int) + n * sizeof(double);
   t.compulsory = fixed + n * sizeof(double);
   t.logical = fixed + nnz * sizeof(double);
   return t;
@@ -234,8 +257,10 @@ json bench_bandwidth(const Settings& settings, double& triad_best) {
   heading("Memory bandwidth: STREAM triad a = b + s c");
   const std::size_t n = 10'000'000;  // 80 MB per array, 240 MB in all: far beyond any cache
   const int reps = settings.quick ? 5 : 20;
-  json out = {{"array_elements", n}, {"array_megabytes", n * sizeof(double) / 1e6},
-              {"repetitions", reps}, {"bytes_per_element", 24}};
+  json out = {{"array_elements", n},
+              {"array_megabytes", n * sizeof(double) / 1e6},
+              {"repetitions", reps},
+              {"bytes_per_element", 24}};
   std::printf("arrays 3 x %.0f MB, best of %d\n", n * sizeof(double) / 1e6, reps);
   triad_best = 0.0;
   for (const int threads : settings.threads) {
@@ -268,21 +293,23 @@ json bench_delassus(const Settings& settings, double triad_best) {
               build_seconds);
   std::printf("bytes per product: matrix-free compulsory %.1f MB, logical %.1f MB\n",
               free_bytes.compulsory / 1e6, free_bytes.logical / 1e6);
-  json out = {{"spheres", spheres},
-              {"contacts", system.contact_count()},
-              {"rows_per_contact", 3},
-              {"matrix_free", {{"bytes_compulsory", free_bytes.compulsory},
-                               {"bytes_logical", free_bytes.logical}}}};
+  json out = {
+      {"spheres", spheres},
+      {"contacts", system.contact_count()},
+      {"rows_per_contact", 3},
+      {"matrix_free",
+       {{"bytes_compulsory", free_bytes.compulsory}, {"bytes_logical", free_bytes.logical}}}};
 
   const auto assemble_start = Clock::now();
   const moreau::SparseDelassus sparse(system.assemble(), 3);
   const double assemble_seconds = seconds_since(assemble_start);
   const Traffic sparse_bytes = sparse_traffic(sparse.matrix());
-  std::printf("assembled W: %ld non-zeros (%.1f per row), assembled in %.2f s; bytes per product: "
-              "compulsory %.1f MB, logical %.1f MB\n",
-              static_cast<long>(sparse.matrix().nonZeros()),
-              static_cast<double>(sparse.matrix().nonZeros()) / n, assemble_seconds,
-              sparse_bytes.compulsory / 1e6, sparse_bytes.logical / 1e6);
+  std::printf(
+      "assembled W: %ld non-zeros (%.1f per row), assembled in %.2f s; bytes per product: "
+      "compulsory %.1f MB, logical %.1f MB\n",
+      static_cast<long>(sparse.matrix().nonZeros()),
+      static_cast<double>(sparse.matrix().nonZeros()) / n, assemble_seconds,
+      sparse_bytes.compulsory / 1e6, sparse_bytes.logical / 1e6);
   out["assembled"] = {{"non_zeros", sparse.matrix().nonZeros()},
                       {"assemble_seconds", assemble_seconds},
                       {"bytes_compulsory", sparse_bytes.compulsory},
@@ -295,8 +322,8 @@ json bench_delassus(const Settings& settings, double triad_best) {
   out["max_relative_difference"] = difference;
   std::printf("max |W x (matrix-free) - W x (assembled)| / max |W x| = %.2e\n", difference);
 
-  std::printf("  %-12s %7s %12s %10s %10s %9s\n", "operator", "threads", "products/s",
-              "GB/s comp", "GB/s logic", "/ triad");
+  std::printf("  %-12s %7s %12s %10s %10s %9s\n", "operator", "threads", "products/s", "GB/s comp",
+              "GB/s logic", "/ triad");
   for (const int threads : settings.threads) {
     omp_set_num_threads(threads);
     const double t_free = best_time([&] { system.apply(x, y); }, 5, min_seconds);
@@ -312,17 +339,20 @@ json bench_delassus(const Settings& settings, double triad_best) {
                   {"gb_per_s_logical", logic},
                   {"ratio_to_triad", comp / triad_best}};
     };
-    out["matrix_free"]["threads"][std::to_string(threads)] = report("matrix-free", t_free, free_bytes);
-    out["assembled"]["threads"][std::to_string(threads)] = report("assembled", t_sparse, sparse_bytes);
+    out["matrix_free"]["threads"][std::to_string(threads)] =
+        report("matrix-free", t_free, free_bytes);
+    out["assembled"]["threads"][std::to_string(threads)] =
+        report("assembled", t_sparse, sparse_bytes);
   }
   const std::string one = std::to_string(settings.threads.front());
   const std::string two = std::to_string(settings.threads.back());
   for (const char* kind : {"matrix_free", "assembled"}) {
-    out[kind]["speedup"] =
-        out[kind]["threads"][one]["seconds"].get<double>() / out[kind]["threads"][two]["seconds"].get<double>();
+    out[kind]["speedup"] = out[kind]["threads"][one]["seconds"].get<double>() /
+                           out[kind]["threads"][two]["seconds"].get<double>();
   }
-  std::printf("speed-up %s -> %s threads: matrix-free %.2f, assembled %.2f\n", one.c_str(), two.c_str(),
-              out["matrix_free"]["speedup"].get<double>(), out["assembled"]["speedup"].get<double>());
+  std::printf("speed-up %s -> %s threads: matrix-free %.2f, assembled %.2f\n", one.c_str(),
+              two.c_str(), out["matrix_free"]["speedup"].get<double>(),
+              out["assembled"]["speedup"].get<double>());
   omp_set_num_threads(settings.threads.back());
   return out;
 }
@@ -333,9 +363,8 @@ json bench_collision(const Settings& settings) {
   if (!settings.quick) sizes.push_back(1'000'000);
   const double min_seconds = settings.quick ? 0.3 : 1.0;
   json out = json::object();
-  std::vector<double> ns, totals;
-  std::printf("  %9s %9s %10s %10s %10s %10s %10s %8s\n", "spheres", "contacts", "pairs", "broad ms",
-              "narrow ms", "total ms", "ns/sphere", "threads");
+  std::printf("  %9s %9s %10s %10s %10s %10s %10s %8s\n", "spheres", "contacts", "pairs",
+              "broad ms", "narrow ms", "total ms", "ns/sphere", "threads");
   json rows = json::array();
   for (const int n : sizes) {
     const moreau::World world = sphere_packing(n, kSeed);
@@ -348,7 +377,8 @@ json bench_collision(const Settings& settings) {
       for (int rep = 0; rep < 3 || seconds_since(start) < min_seconds; ++rep) {
         moreau::CollisionStats stats;
         const auto t0 = Clock::now();
-        const std::vector<moreau::Contact> contacts = moreau::detect_contacts(world, options, &stats);
+        const std::vector<moreau::Contact> contacts =
+            moreau::detect_contacts(world, options, &stats);
         const double t = seconds_since(t0);
         if (t < best) {
           best = t;
@@ -366,18 +396,30 @@ json bench_collision(const Settings& settings) {
                       {"narrow_phase_seconds", best_stats.narrow_phase_seconds},
                       {"total_seconds", best},
                       {"ns_per_sphere", 1e9 * best / n}});
-      if (threads == settings.threads.back()) {
-        ns.push_back(n);
-        totals.push_back(best);
-      }
     }
   }
   out["runs"] = rows;
-  const double exponent = fitted_exponent(ns, totals);
-  out["fitted_exponent"] = exponent;
-  out["fit_threads"] = settings.threads.back();
-  std::printf("fitted exponent of time vs N (%d threads, least squares on log-log): %.3f\n",
-              settings.threads.back(), exponent);
+  // Least-squares slope of log(time) on log(N) per thread count, over all sizes and over
+  // N >= 1e4 (the smallest size is dominated by fixed costs: allocations, thread start-up).
+  for (const int threads : settings.threads) {
+    std::vector<double> n_all, t_all;
+    for (const json& row : rows)
+      if (row["threads"] == threads) {
+        n_all.push_back(row["spheres"].get<double>());
+        t_all.push_back(row["total_seconds"].get<double>());
+      }
+    const std::string key = std::to_string(threads);
+    out["fitted_exponent"][key] = fitted_exponent(n_all, t_all);
+    std::printf("fitted exponent of time vs N, %d thread(s): %.3f", threads,
+                out["fitted_exponent"][key].get<double>());
+    if (n_all.size() > 2) {
+      out["fitted_exponent_from_10000"][key] =
+          fitted_exponent(std::vector<double>(n_all.begin() + 1, n_all.end()),
+                          std::vector<double>(t_all.begin() + 1, t_all.end()));
+      std::printf(", N >= 1e4 only: %.3f", out["fitted_exponent_from_10000"][key].get<double>());
+    }
+    std::printf("\n");
+  }
   // Speed-up at 1e5 spheres.
   for (const json& a : rows)
     for (const json& b : rows)
@@ -400,7 +442,8 @@ json bench_solvers(const Settings& settings) {
   const std::unique_ptr<ConeScene> scene = cone_scene(spheres, 3);
   std::printf("contacts %d; %d iterations per solve (tolerance 0: no early stop)\n",
               scene->system->contact_count(), iterations);
-  json out = {{"spheres", spheres}, {"contacts", scene->system->contact_count()},
+  json out = {{"spheres", spheres},
+              {"contacts", scene->system->contact_count()},
               {"iterations", iterations}};
   std::printf("  %-6s %7s %12s %12s %12s\n", "solver", "threads", "iter/s", "final merit",
               "seconds");
@@ -435,15 +478,17 @@ json bench_solvers(const Settings& settings) {
       const double rate = best_stats.iterations / best;
       std::printf("  %-6s %7d %12.1f %12.3e %12.3f\n", name.c_str(), threads, rate,
                   best_stats.merit, best);
-      out[name]["threads"][std::to_string(threads)] = {{"iterations_per_second", rate},
-                                                       {"iterations", best_stats.iterations},
-                                                       {"seconds", best},
-                                                       {"final_merit", best_stats.merit},
-                                                       {"termination", moreau::to_string(best_stats.termination)}};
+      out[name]["threads"][std::to_string(threads)] = {
+          {"iterations_per_second", rate},
+          {"iterations", best_stats.iterations},
+          {"seconds", best},
+          {"final_merit", best_stats.merit},
+          {"termination", moreau::to_string(best_stats.termination)}};
     }
     if (thread_counts.size() > 1) {
-      const double s = out[name]["threads"][std::to_string(settings.threads.front())]["seconds"].get<double>() /
-                       out[name]["threads"][std::to_string(settings.threads.back())]["seconds"].get<double>();
+      const double s =
+          out[name]["threads"][std::to_string(settings.threads.front())]["seconds"].get<double>() /
+          out[name]["threads"][std::to_string(settings.threads.back())]["seconds"].get<double>();
       out[name]["speedup"] = s;
       std::printf("  %s speed-up %d -> %d threads: %.2f\n", name.c_str(), settings.threads.front(),
                   settings.threads.back(), s);
@@ -487,19 +532,28 @@ int main(int argc, char** argv) {
                        {"omp_max_threads", omp_get_max_threads()},
                        {"compiler", __VERSION__}};
   report["mode"] = settings.quick ? "quick" : "full";
+  report["load_average_start"] = load_average();
   report["seed"] = kSeed;
-  std::printf("Moreau benchmark (%s)\nmachine: %s, hardware_concurrency %u, OpenMP max threads %d\n"
-              "compiler: %s\nseed: %u\n",
-              settings.quick ? "quick" : "full", cpu_model().c_str(),
-              std::thread::hardware_concurrency(), omp_get_max_threads(), __VERSION__, kSeed);
+  std::printf(
+      "Moreau benchmark (%s)\nmachine: %s, hardware_concurrency %u, OpenMP max threads %d\n"
+      "compiler: %s\nseed: %u\n",
+      settings.quick ? "quick" : "full", cpu_model().c_str(), std::thread::hardware_concurrency(),
+      omp_get_max_threads(), __VERSION__, kSeed);
 
   double triad_best = 0.0;
   report["bandwidth"] = bench_bandwidth(settings, triad_best);
   report["delassus"] = bench_delassus(settings, triad_best);
   report["collision"] = bench_collision(settings);
   report["solvers"] = bench_solvers(settings);
-  report["total_seconds"] = seconds_since(start);
-  std::printf("\ntotal %.1f s\n", report["total_seconds"].get<double>());
+  const double wall = seconds_since(start);
+  report["total_seconds"] = wall;
+  report["load_average_end"] = load_average();
+  // CPU seconds per wall second: up to the thread count when the machine is otherwise idle;
+  // well below 1 means other processes took the cores and the figures are pessimistic.
+  report["cpu_share"] = process_cpu_seconds() / wall;
+  std::printf("\ntotal %.1f s, CPU share %.2f, load average at end: %s\n", wall,
+              report["cpu_share"].get<double>(),
+              report["load_average_end"].get<std::string>().c_str());
 
   if (!settings.json_path.empty()) {
     std::ofstream file(settings.json_path);

@@ -50,8 +50,6 @@ std::int64_t cell_coordinate(double x, double inverse_cell) {
   return static_cast<std::int64_t>(q);
 }
 
-bool before(const Cell& a, const Cell& b) { return a < b; }
-
 // Sorts items, given in ascending body order, by (cell, body). Cell coordinates relative to
 // the lowest occupied cell pack into one 64-bit key whenever their bit widths sum to at most 64
 // (e.g. spans below 2^21 cells on every axis), and a stable LSD radix sort on that key is
@@ -102,7 +100,7 @@ void sort_by_cell(std::vector<Item>& items) {
 }  // namespace
 
 std::vector<std::pair<int, int>> broad_phase_pairs(const World& world,
-                                                    const CollisionOptions& options) {
+                                                   const CollisionOptions& options) {
   const int n = static_cast<int>(world.bodies.size());
   const bool planar = world.is_planar();
   const double margin = options.margin;
@@ -158,14 +156,14 @@ std::vector<std::pair<int, int>> broad_phase_pairs(const World& world,
       cell_start.push_back(k);
     }
   }
+  cell_start.push_back(bounded);
+  const int cell_count = static_cast<int>(cells.size());
   std::vector<Ball> sorted(bounded);
 #pragma omp parallel for schedule(static) if (parallel)
   for (int k = 0; k < bounded; ++k) {
     const int b = items[k].body;
     sorted[k] = Ball{centre[b], radius[b], b, dynamic[b] != 0};
   }
-  cell_start.push_back(bounded);
-  const int cell_count = static_cast<int>(cells.size());
 
   // Half stencil: the cell itself (pairs inside it), the cells after it in its own row, and
   // the full rows (dz, dy) > (0, 0). Each neighbouring pair of cells is visited once.
@@ -198,8 +196,8 @@ std::vector<std::pair<int, int>> broad_phase_pairs(const World& world,
       if (first >= last) break;
       const Cell& c = cells[first];
       const Cell start{c[0] + rows[r][0], c[1] + rows[r][1], c[2] - reach};
-      lo[r] = hi[r] = static_cast<int>(
-          std::lower_bound(cells.begin(), cells.end(), start, before) - cells.begin());
+      lo[r] = hi[r] =
+          static_cast<int>(std::lower_bound(cells.begin(), cells.end(), start) - cells.begin());
     }
     for (int c = first; c < last; ++c) {
       const Cell& here = cells[c];
@@ -209,15 +207,15 @@ std::vector<std::pair<int, int>> broad_phase_pairs(const World& world,
       for (int i = begin; i < end; ++i)
         for (int j = i + 1; j < end; ++j) test(i, j, out);
       const Cell row_end{here[0], here[1], here[2] + reach};
-      for (int d = c + 1; d < cell_count && !before(row_end, cells[d]); ++d)
+      for (int d = c + 1; d < cell_count && cells[d] <= row_end; ++d)
         for (int i = begin; i < end; ++i)
           for (int j = cell_start[d]; j < cell_start[d + 1]; ++j) test(i, j, out);
       for (std::size_t r = 0; r < rows.size(); ++r) {
         const Cell from{here[0] + rows[r][0], here[1] + rows[r][1], here[2] - reach};
         const Cell to{here[0] + rows[r][0], here[1] + rows[r][1], here[2] + reach};
-        while (lo[r] < cell_count && before(cells[lo[r]], from)) ++lo[r];
+        while (lo[r] < cell_count && cells[lo[r]] < from) ++lo[r];
         hi[r] = std::max(hi[r], lo[r]);
-        while (hi[r] < cell_count && !before(to, cells[hi[r]])) ++hi[r];
+        while (hi[r] < cell_count && cells[hi[r]] <= to) ++hi[r];
         for (int i = begin; i < end; ++i)
           for (int j = cell_start[lo[r]]; j < cell_start[hi[r]]; ++j) test(i, j, out);
       }

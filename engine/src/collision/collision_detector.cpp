@@ -1,11 +1,10 @@
 #include "moreau/collision/collision_detector.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <sstream>
 #include <string>
 
 #include "moreau/core/error.hpp"
@@ -13,8 +12,8 @@
 namespace moreau {
 namespace {
 
-// Pairs per narrow-phase work item. Items are fixed by the pair list alone, so concatenating
-// their buffers in item order gives the same contact list for any thread count.
+// Pairs per narrow-phase chunk. Chunks are fixed by the pair list alone, so concatenating
+// their buffers in chunk order gives the same contact list for any thread count.
 constexpr int kPairsPerChunk = 512;
 
 // Pairs are sorted by their first body, so the second one is a random access into the body
@@ -29,6 +28,12 @@ void prefetch_body(const World& world, int index) {
   __builtin_prefetch(&body.shape.geometry);
 }
 
+std::string text(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -37,11 +42,11 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 void CollisionOptions::validate() const {
   if (!(margin >= 0.0) || !std::isfinite(margin))
-    throw InputError("collision options: margin must be finite and >= 0 m, got " +
-                     std::to_string(margin));
+    throw InputError("collision options: margin must be finite and >= 0 m, got " + text(margin));
   if (!(cell_size >= 0.0) || !std::isfinite(cell_size))
-    throw InputError("collision options: cell_size must be finite and >= 0 m (0 = automatic), got " +
-                     std::to_string(cell_size));
+    throw InputError(
+        "collision options: cell_size must be finite and >= 0 m (0 = automatic), got " +
+        text(cell_size));
 }
 
 std::vector<Contact> detect_contacts(const World& world, const CollisionOptions& options,
@@ -63,7 +68,8 @@ std::vector<Contact> detect_contacts(const World& world, const CollisionOptions&
     const long end = std::min(pair_count, static_cast<long>(k + 1) * kPairsPerChunk);
     try {
       for (long p = static_cast<long>(k) * kPairsPerChunk; p < end; ++p) {
-        if (p + kPrefetchDistance < pair_count) prefetch_body(world, pairs[p + kPrefetchDistance].second);
+        if (p + kPrefetchDistance < pair_count)
+          prefetch_body(world, pairs[p + kPrefetchDistance].second);
         narrow_phase(world, pairs[p].first, pairs[p].second, options.margin, found[k]);
       }
     } catch (...) {
@@ -73,11 +79,12 @@ std::vector<Contact> detect_contacts(const World& world, const CollisionOptions&
   for (const std::exception_ptr& e : failure)
     if (e) std::rethrow_exception(e);
 
-  std::size_t total = 0;
-  for (const auto& chunk : found) total += chunk.size();
-  std::vector<Contact> contacts;
-  contacts.reserve(total);
-  for (const auto& chunk : found) contacts.insert(contacts.end(), chunk.begin(), chunk.end());
+  std::vector<std::size_t> offset(chunks + 1, 0);
+  for (int k = 0; k < chunks; ++k) offset[k + 1] = offset[k] + found[k].size();
+  std::vector<Contact> contacts(offset[chunks]);
+#pragma omp parallel for schedule(static) if (chunks > 1)
+  for (int k = 0; k < chunks; ++k)
+    std::copy(found[k].begin(), found[k].end(), contacts.begin() + offset[k]);
 
   if (stats) {
     stats->candidate_pairs = pair_count;

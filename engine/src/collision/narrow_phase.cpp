@@ -51,7 +51,11 @@ class Emitter {
  public:
   Emitter(std::vector<Contact>& out, int body_a, int body_b, bool swapped, double margin,
           Dimension dimension)
-      : out_(out), body_a_(body_a), body_b_(body_b), swapped_(swapped), margin_(margin),
+      : out_(out),
+        body_a_(body_a),
+        body_b_(body_b),
+        swapped_(swapped),
+        margin_(margin),
         dimension_(dimension) {}
 
   double margin() const { return margin_; }
@@ -108,7 +112,8 @@ void sphere_sphere(Emitter& e, const Pose& a, const Sphere& sa, const Pose& b, c
   e.balls(a.centre, sa.radius, b.centre, sb.radius, Vec3::UnitX());
 }
 
-void sphere_halfspace(Emitter& e, const Pose& a, const Sphere& s, const Pose& b, const HalfSpace& h) {
+void sphere_halfspace(Emitter& e, const Pose& a, const Sphere& s, const Pose& b,
+                      const HalfSpace& h) {
   ball_halfspace(e, a.centre, s.radius, b.centre, b.rotation * h.normal);
 }
 
@@ -183,7 +188,7 @@ void capsule_capsule(Emitter& e, const Pose& a, const Capsule& ca, const Pose& b
   // Fallback normal for intersecting axes: across both axes in 3D, across a's axis in 2D;
   // oriented from a to b where the centres differ.
   Vec3 across = e.planar() || sine2 <= kParallelSine2 ? perpendicular(sa.axis, e.planar())
-                                                       : sa.axis.cross(sb.axis).normalized();
+                                                      : sa.axis.cross(sb.axis).normalized();
   if (across.dot(sb.centre - sa.centre) < 0.0) across = -across;
 
   if (sine2 <= kParallelSine2) {

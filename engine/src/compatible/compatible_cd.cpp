@@ -1,6 +1,7 @@
 #include "moreau/compatible/compatible_cd.hpp"
 
 #include <cmath>
+#include <algorithm>
 #include <limits>
 
 #include "moreau/core/error.hpp"
@@ -21,11 +22,21 @@ NoTensionTrussProblem compatibility_problem(const World& world, const ContactSys
     throw InputError("compatible CD: defined for frictionless contact (seed 000 Sec. 4), but the contact problem "
                      "has " + std::to_string(system.rows_per_contact()) + " rows per contact");
   const int body_count = system.body_count();
-  // Gamma_N: free dofs that at least one contact acts on.
+  // Gamma_N: free dofs that at least one contact acts on. A sphere's lever arm is parallel to
+  // its normal, so its rotational entries are rounding noise (~1e-16 r): a rotational dof
+  // counts only where some entry exceeds 1e-9 of the body's size.
   const SparseMatrix jacobian = system.assemble_jacobian();  // contacts x 6 bodies
-  VecX touched = VecX::Zero(kBodyDofs * body_count);
+  VecX largest = VecX::Zero(kBodyDofs * body_count);
   for (int k = 0; k < jacobian.outerSize(); ++k)
-    for (SparseMatrix::InnerIterator it(jacobian, k); it; ++it) touched(it.col()) = 1.0;
+    for (SparseMatrix::InnerIterator it(jacobian, k); it; ++it)
+      largest(it.col()) = std::max(largest(it.col()), std::abs(it.value()));
+  VecX touched = VecX::Zero(kBodyDofs * body_count);
+  for (int b = 0; b < body_count; ++b) {
+    const double size = bounding_radius(world.bodies[b].shape.geometry) + world.bodies[b].shape.offset.norm();
+    const double lever_floor = 1e-9 * (std::isfinite(size) && size > 0.0 ? size : 1.0);
+    for (int d = 0; d < kBodyDofs; ++d)
+      touched(kBodyDofs * b + d) = largest(kBodyDofs * b + d) > (d < 3 ? 0.0 : lever_floor) ? 1.0 : 0.0;
+  }
   std::vector<int> free_dofs;
   for (int b = 0; b < body_count; ++b) {
     const InverseMass& inverse = system.inverse_mass(b);

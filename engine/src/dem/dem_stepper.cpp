@@ -13,6 +13,10 @@
 namespace moreau {
 namespace {
 
+// Pairs (or bodies) below which a loop stays on one thread: an OpenMP fork-join costs more
+// than the work of a small scene.
+constexpr int kParallelGrain = 2048;
+
 double smallest_finite_radius(const World& world) {
   double smallest = std::numeric_limits<double>::infinity();
   for (const RigidBody& b : world.bodies) {
@@ -81,9 +85,12 @@ double estimate_stable_time_step(const World& world, const DemOptions& options) 
   collision.margin = default_skin(world, options);
   const auto pairs = broad_phase_pairs(world, collision);
   const double force = reference_force(world, options);
-  std::vector<Mat3> stiffness(world.bodies.size(), Mat3::Zero());
+  const std::size_t body_count = world.bodies.size();
+  // Gershgorin on M^-1/2 K M^-1/2 by 3x3 blocks: the diagonal block of body b is
+  // sum_c k_c n n^T / m_b, each neighbour j adds an off-diagonal block of norm k_c / sqrt(m_b m_j).
+  std::vector<Mat3> diagonal(body_count, Mat3::Zero());
+  std::vector<double> off_diagonal(body_count, 0.0);
   std::vector<Contact> scratch;
-  double worst_omega_squared = 0.0;
   for (const auto& [a, b] : pairs) {
     scratch.clear();
     narrow_phase(world, a, b, collision.margin, scratch);
@@ -93,16 +100,23 @@ double estimate_stable_time_step(const World& world, const DemOptions& options) 
     double overlap = force / law.stiffness;
     if (law.law == NormalLaw::hertzian) overlap = std::pow(force * std::sqrt(law.diameter) / law.stiffness, 2.0 / 3.0);
     const double k = law.tangent_stiffness(overlap) + law.tangential_stiffness;
+    const bool both_dynamic = world.bodies[a].is_dynamic() && world.bodies[b].is_dynamic();
     for (const Contact& c : scratch) {
       const Mat3 block = k * c.normal * c.normal.transpose();
-      stiffness[a] += block;
-      stiffness[b] += block;
+      diagonal[a] += block / world.bodies[a].mass;
+      diagonal[b] += block / world.bodies[b].mass;
+      if (both_dynamic) {
+        const double coupling = k / std::sqrt(world.bodies[a].mass * world.bodies[b].mass);
+        off_diagonal[a] += coupling;
+        off_diagonal[b] += coupling;
+      }
     }
   }
-  for (std::size_t i = 0; i < world.bodies.size(); ++i) {
-    if (!world.bodies[i].is_dynamic() || stiffness[i].isZero()) continue;
-    const double lambda = Eigen::SelfAdjointEigenSolver<Mat3>(stiffness[i]).eigenvalues().maxCoeff();
-    worst_omega_squared = std::max(worst_omega_squared, 2.0 * lambda / world.bodies[i].mass);
+  double worst_omega_squared = 0.0;
+  for (std::size_t i = 0; i < body_count; ++i) {
+    if (!world.bodies[i].is_dynamic() || diagonal[i].isZero()) continue;
+    const double lambda = Eigen::SelfAdjointEigenSolver<Mat3>(diagonal[i]).eigenvalues().maxCoeff();
+    worst_omega_squared = std::max(worst_omega_squared, lambda + off_diagonal[i]);
   }
   if (worst_omega_squared == 0.0) return std::numeric_limits<double>::infinity();
   const double zeta = options.law.damping_ratio;
@@ -167,7 +181,7 @@ void DemStepper::rebuild_neighbours() {
 void DemStepper::compute_forces() {
   const double dt = options_.time_step;
   const int pair_count = static_cast<int>(pairs_.size());
-#pragma omp parallel
+#pragma omp parallel if (pair_count > kParallelGrain)
   {
     std::vector<Contact> scratch;
 #pragma omp for schedule(dynamic, 512)
@@ -243,7 +257,7 @@ void DemStepper::step() {
   // velocities in the damping), half kick. Rotations kick the world-frame angular velocity
   // with J^-1 torque (the gyroscopic term vanishes for spheres and disks).
   auto kick = [&]() {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (body_count > kParallelGrain)
     for (int i = 0; i < body_count; ++i) {
       RigidBody& body = world_.bodies[i];
       if (!body.is_dynamic()) continue;

@@ -262,8 +262,7 @@ SolverStats MaxDissipationJacobi::solve(const ConeProblem& problem, VecX& r) con
       sum += blocks.residual_term(i, r_i, x);
       target.segment(i * rows, rows) = x.head(rows);
     }
-    if (monitor.check(iteration, blocks.residual(sum)) ||
-        iteration == options_.max_iterations) {
+    if (monitor.check(iteration, blocks.residual(sum)) || iteration == options_.max_iterations) {
       break;
     }
     r += omega * (target - r);

@@ -30,11 +30,10 @@ void sliding_off_plane(const SingleContactProblem& problem, CoulombSolutionSet& 
   const double mu = problem.mu;
   const Vec2 b_to = problem.b.tail<2>();
   const Vec2 g0 = b_n * reduced.a_tn - reduced.a_nn * b_to;
-  const Eigen::Matrix2d g = mu * b_n * problem.a.bottomRightCorner<2, 2>() -
-                            mu * b_to * reduced.a_tn.transpose();
+  const Eigen::Matrix2d g =
+      mu * b_n * problem.a.bottomRightCorner<2, 2>() - mu * b_to * reduced.a_tn.transpose();
   const Eigen::Matrix2d minus_quarter_turn = (Eigen::Matrix2d() << 0.0, 1.0, -1.0, 0.0).finished();
-  const TrigonometricPolynomial s =
-      dot_of_affine(g0, g, Vec2::Zero(), minus_quarter_turn);
+  const TrigonometricPolynomial s = dot_of_affine(g0, g, Vec2::Zero(), minus_quarter_turn);
   // Identically zero when its coefficients are rounding noise next to the terms they sum.
   if (s.scale() <= CoulombTolerances::root * (g0.norm() + g.norm())) {
     set.every_direction_parallel = true;
@@ -43,9 +42,9 @@ void sliding_off_plane(const SingleContactProblem& problem, CoulombSolutionSet& 
   for (const double alpha :
        real_roots(s, CoulombTolerances::root, CoulombTolerances::merge_angle)) {
     const Vec2 d(std::cos(alpha), std::sin(alpha));
-    const double f_r = reduced.a_nn + mu * reduced.a_tn.dot(d);  // eq. (6)
     Vec3 x;
-    if (sliding(problem, b_n / f_r, d, x)) set.isolated.push_back({x, CoulombKind::sliding});
+    if (sliding(problem, b_n / reduced.boundary_factor(mu, d), d, x))
+      set.isolated.push_back({x, CoulombKind::sliding});
   }
 }
 
@@ -57,7 +56,7 @@ void sliding_in_plane(const SingleContactProblem& problem, CoulombSolutionSet& s
   const double s = reduced.a_tn.norm();
   const double excess = reduced.a_nn - mu * s;
   std::vector<Vec2> directions;
-  if (std::abs(excess) <= MaxDissipationTolerances::parabola * reduced.a_nn) {
+  if (std::abs(excess) <= CoulombTolerances::parabola * reduced.a_nn) {
     directions.push_back(-reduced.a_tn / s);
   } else if (excess < 0.0) {
     const double alpha0 = std::atan2(reduced.a_tn.y(), reduced.a_tn.x());
@@ -140,15 +139,14 @@ CoulombSolutionSet enumerate_coulomb_solutions(const SingleContactProblem& probl
 
 double coulomb_residual(const SingleContactProblem& problem, const Vec3& x) {
   const double d = problem.a.trace() / 3.0;
+  const double scale = std::max({problem.b.norm(), d * x.norm(), 1e-300});
   const Vec3 u = problem.relative_velocity(x);
   const Vec2 x_to = x.tail<2>();
   const Vec2 u_to = u.tail<2>();
   double error = std::abs(std::min(d * x.x(), u.x()));
   error = std::max(error, d * std::max(0.0, x_to.norm() - problem.mu * x.x()));
-  if (u_to.norm() > 0.0) {
-    error = std::max(error, d * (x_to + problem.mu * x.x() * u_to / u_to.norm()).norm());
-  }
-  return error / std::max(problem.b.norm(), 1e-300);
+  error = std::max(error, d * (u_to.norm() * x_to + problem.mu * x.x() * u_to).norm() / scale);
+  return error / scale;
 }
 
 }  // namespace moreau

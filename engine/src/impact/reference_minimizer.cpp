@@ -27,8 +27,8 @@ struct Radial {
     ++evaluations;
     const Eigen::Vector2d d(std::cos(alpha), std::sin(alpha));
     const double f_r = reduced.a_nn + problem.mu * reduced.a_tn.dot(d);
-    const double limit = f_r > 0.0 ? problem.mu * reduced.b_n / f_r
-                                   : std::numeric_limits<double>::infinity();
+    const double limit =
+        f_r > 0.0 ? problem.mu * reduced.b_n / f_r : std::numeric_limits<double>::infinity();
     const double r = std::clamp(d.dot(reduced.b_hat) / d.dot(reduced.a_hat * d), 0.0, limit);
     return reduced.lift(r * d);
   }
@@ -51,11 +51,13 @@ SamplingResult minimize_by_sampling(const SingleContactProblem& problem, int sam
   for (int k = 0; k < samples; ++k) values[k] = radial.value(-pi + k * spacing);
 
   double best_alpha = -pi;
-  double best_value = std::numeric_limits<double>::infinity();
+  double best_value = values[0];
   for (int k = 0; k < samples; ++k) {
     const double previous = values[(k + samples - 1) % samples];
     const double next = values[(k + 1) % samples];
-    if (!(values[k] <= previous && values[k] <= next)) continue;
+    // A local minimum of the samples; strict on one side so that a plateau (r clamped to 0 over
+    // an arc) is refined once, at its edge.
+    if (!(values[k] < previous && values[k] <= next)) continue;
     // Golden-section search on [alpha_k - spacing, alpha_k + spacing].
     const double ratio = 0.5 * (std::sqrt(5.0) - 1.0);
     double lo = -pi + (k - 1) * spacing;
@@ -79,8 +81,8 @@ SamplingResult minimize_by_sampling(const SingleContactProblem& problem, int sam
         f2 = radial.value(x2);
       }
     }
-    for (const auto& [alpha, value] : {std::pair{x1, f1}, std::pair{x2, f2},
-                                       std::pair{-pi + k * spacing, values[k]}}) {
+    for (const auto& [alpha, value] :
+         {std::pair{x1, f1}, std::pair{x2, f2}, std::pair{-pi + k * spacing, values[k]}}) {
       if (value < best_value) {
         best_value = value;
         best_alpha = alpha;

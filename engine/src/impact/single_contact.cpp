@@ -1,9 +1,11 @@
 #include "moreau/impact/single_contact.hpp"
 
 #include <Eigen/Cholesky>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "moreau/core/error.hpp"
@@ -31,48 +33,66 @@ struct Best {
   }
 };
 
-// Eq. (9): the minimum of the reduced objective along the rays of the b_n = 0 conic (one ray
-// for a parabola, the two asymptotes for a hyperbola), each ray r d with
-// r = max(0, d^T b^ / d^T A^ d). Both rays are tried (see the header).
-MaxDissipationSolution minimize_over_rays(const SingleContactProblem& problem,
-                                          const ReducedProblem& reduced, bool parabola) {
+// The candidates of eq. (9): the rays r d of the b_n = 0 conic (the two asymptote directions
+// alpha0 +- delta alpha of a hyperbola, the direction -a_tn of a parabola), each at
+// r = max(0, d^T b^ / d^T A^ d) (eq. 9); both rays are tried (see the header). Lifted with the
+// actual b_n they lie inside the conic section for b_n >= 0 (|x_to| <= -mu a_tn.x_to / A_nn
+// <= mu x_n), and for b_n > 0 they follow its branches to O(b_n) far out, where the angle of a
+// boundary point comes closer to the asymptote than a double resolves.
+void offer_rays(const SingleContactProblem& problem, const ReducedProblem& reduced, double excess,
+                Best& best) {
+  if (excess > 0.0) return;  // ellipse: no unbounded directions
   const double s = reduced.a_tn.norm();
-  std::vector<Vec2> directions;
-  if (parabola) {
-    directions.push_back(-reduced.a_tn / s);
-  } else {
+  std::vector<Vec2> rays;
+  if (excess < 0.0) {
     // Eq. (6): alpha0 = atan2(A_no, A_nt), delta alpha = acos(-A_nn / (mu |(A_nt, A_no)|)).
     const double alpha0 = std::atan2(reduced.a_tn.y(), reduced.a_tn.x());
-    const double delta = std::acos(-reduced.a_nn / (problem.mu * s));
+    const double delta = std::acos(std::max(-1.0, -reduced.a_nn / (problem.mu * s)));
     for (const double alpha : {alpha0 - delta, alpha0 + delta}) {
-      directions.emplace_back(std::cos(alpha), std::sin(alpha));
+      rays.emplace_back(std::cos(alpha), std::sin(alpha));
     }
+  } else {
+    rays.push_back(-reduced.a_tn / s);
   }
-  Best best;
-  for (const Vec2& d : directions) {
+  for (const Vec2& d : rays) {
     const double r = std::max(0.0, d.dot(reduced.b_hat) / d.dot(reduced.a_hat * d));
     best.offer(problem, reduced.lift(r * d));
   }
-  return {best.x, MaxDissipationCase::degenerate, best.candidates};
 }
 
-// Eq. (7)-(8): the minimum of f_obj(alpha) over I among the stationary angles. The vertex
-// alpha0, where f_r is largest and which always lies in I, is added so that the candidate set
-// is never empty; extra candidates are harmless, as every one is a feasible boundary point.
-MaxDissipationSolution minimize_over_boundary(const SingleContactProblem& problem,
-                                              const ReducedProblem& reduced) {
+// Eq. (7)-(8): the stationary angles of f_obj(alpha) in I, mapped to the boundary point r d,
+// r = mu b_n / f_r(alpha). The vertex alpha0, where f_r is largest and which always lies in I,
+// is added so that the set is never empty; extra candidates are harmless, as every one is
+// feasible. Far out on a hyperbola branch the optimal angle can fall between two doubles
+// (r = mu b_n / f_r changes by ~eps / |alpha - asymptote| per ulp of alpha); the point of the
+// same ray that minimises the objective radially, r' = clamp(d^T b^ / d^T A^ d, 0, r), which
+// lies inside the conic section, then comes closer to the optimum and is offered as well.
+void offer_boundary(const SingleContactProblem& problem, const ReducedProblem& reduced,
+                    Best& best) {
   std::vector<double> angles = root_candidates(stationarity_equation(problem));
   angles.push_back(std::atan2(reduced.a_tn.y(), reduced.a_tn.x()));
-  Best best;
   for (const double alpha : angles) {
     const Vec2 d(std::cos(alpha), std::sin(alpha));
-    const double f_r = reduced.a_nn + problem.mu * reduced.a_tn.dot(d);  // eq. (6)
+    const double f_r = reduced.boundary_factor(problem.mu, d);
     if (!(f_r > 0.0)) continue;  // alpha outside I: the ray never meets the boundary
     const double r = problem.mu * reduced.b_n / f_r;
-    // On the cone boundary by construction: x_n = |x_to| / mu.
+    // On the cone by construction (x_n = |x_to| / mu), on the plane to rounding (f_r exact).
     best.offer(problem, Vec3(r / problem.mu, r * d.x(), r * d.y()));
+    const double radial = std::clamp(d.dot(reduced.b_hat) / d.dot(reduced.a_hat * d), 0.0, r);
+    if (radial < r) best.offer(problem, reduced.lift(radial * d));
   }
-  return {best.x, MaxDissipationCase::conic_boundary, best.candidates};
+}
+
+// Error-free transformations: a b = p + e and a + b = s + e exactly (Ogita, Rump & Oishi 2005).
+void two_product(double a, double b, double& p, double& e) {
+  p = a * b;
+  e = std::fma(a, b, -p);
+}
+
+void two_sum(double a, double b, double& s, double& e) {
+  s = a + b;
+  const double z = s - a;
+  e = (a - (s - z)) + (b - z);
 }
 
 }  // namespace
@@ -120,6 +140,22 @@ Vec3 ReducedProblem::lift(const Eigen::Vector2d& x_to) const {
   return Vec3((b_n - a_tn.dot(x_to)) / a_nn, x_to.x(), x_to.y());
 }
 
+double ReducedProblem::boundary_factor(double mu, const Eigen::Vector2d& d) const {
+  // A_nn + (mu A_nt) d_t + (mu A_no) d_o in double-double: every product and sum split into
+  // its rounded value and its exact error, the errors summed last.
+  double m_t, m_t_error, m_o, m_o_error;
+  two_product(mu, a_tn.x(), m_t, m_t_error);
+  two_product(mu, a_tn.y(), m_o, m_o_error);
+  double p_t, p_t_error, p_o, p_o_error;
+  two_product(m_t, d.x(), p_t, p_t_error);
+  two_product(m_o, d.y(), p_o, p_o_error);
+  double sum1, sum1_error, sum2, sum2_error;
+  two_sum(a_nn, p_t, sum1, sum1_error);
+  two_sum(sum1, p_o, sum2, sum2_error);
+  return sum2 +
+         (sum1_error + sum2_error + p_t_error + p_o_error + m_t_error * d.x() + m_o_error * d.y());
+}
+
 TrigonometricPolynomial stationarity_equation(const SingleContactProblem& problem) {
   // With d = (cos alpha, sin alpha), r(alpha) = mu b_n / f_r(alpha) and gamma = r d:
   //   grad f = A^ gamma - b^ = (M d - A_nn b^) / f_r,    M = mu b_n A^ - mu b^ a_tn^T,
@@ -148,19 +184,17 @@ MaxDissipationSolution solve_max_dissipation(const SingleContactProblem& problem
     return {x0, MaxDissipationCase::sticking, 0};
   }
 
+  // The minimum lies on the boundary of the conic section (b_n > 0) or of the degenerate conic
+  // (b_n = 0: the origin if A_nn > mu |a_tn| (P2), else a ray or two rays, eq. 9).
   const ReducedProblem reduced(problem);
-  const double excess = a_nn - mu * reduced.a_tn.norm();  // > 0: ellipse (P2)
-  const bool parabola = std::abs(excess) <= MaxDissipationTolerances::parabola * a_nn;
-  const bool ellipse = !parabola && excess > 0.0;
-  if (b_n == 0.0) {
-    // Degenerate ellipse: the conic section is the origin alone.
-    if (ellipse) return {Vec3::Zero(), MaxDissipationCase::degenerate, 1};
-    return minimize_over_rays(problem, reduced, parabola);
-  }
-  if (!ellipse && b_n <= MaxDissipationTolerances::negligible_normal * problem.b.norm()) {
-    return minimize_over_rays(problem, reduced, parabola);
-  }
-  return minimize_over_boundary(problem, reduced);
+  const double excess = a_nn - mu * reduced.a_tn.norm();
+  Best best;
+  best.offer(problem, reduced.lift(Eigen::Vector2d::Zero()));  // the apex, always feasible
+  offer_rays(problem, reduced, excess, best);
+  if (b_n > 0.0) offer_boundary(problem, reduced, best);
+  const MaxDissipationCase kind =
+      b_n > 0.0 ? MaxDissipationCase::conic_boundary : MaxDissipationCase::degenerate;
+  return {best.x, kind, best.candidates};
 }
 
 }  // namespace moreau

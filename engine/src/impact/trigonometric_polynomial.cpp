@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <numbers>
 
 namespace moreau {
@@ -15,9 +16,11 @@ using Complex = std::complex<double>;
 // Dropping |p4| = |p0| = delta moves the roots near the unit circle by O(delta / scale) only,
 // which the Newton polish on the full s removes.
 constexpr double kNegligibleCoefficient = 1e-14;
-// Newton polish: at most this many steps, each kept only if it lowers |s| (a step that does
-// not is past the attainable accuracy, or the start sits near a double root where s' -> 0).
-constexpr int kPolishSteps = 8;
+// Newton polish: at most this many steps from the companion-matrix root, whose angle is already
+// accurate to ~eps cond; a step longer than kLongestPolishStep means the start was not near a
+// simple real root (a complex pair near a double root) and the start is kept.
+constexpr int kPolishSteps = 4;
+constexpr double kLongestPolishStep = 0.1;  // rad
 
 double wrap(double alpha) {
   const double pi = std::numbers::pi;
@@ -25,16 +28,24 @@ double wrap(double alpha) {
   return alpha <= -pi ? alpha + 2.0 * pi : alpha;
 }
 
-double polish(const TrigonometricPolynomial& s, double alpha) {
-  double value = s(alpha);
-  for (int k = 0; k < kPolishSteps && value != 0.0; ++k) {
-    const double slope = s.derivative(alpha);
-    if (slope == 0.0) break;
-    const double next = alpha - value / slope;
-    const double next_value = s(next);
-    if (!(std::abs(next_value) < std::abs(value))) break;
-    alpha = next;
-    value = next_value;
+// s(alpha) and s'(alpha) from one cosine and one sine.
+void evaluate(const TrigonometricPolynomial& s, double alpha, double& value, double& slope) {
+  const double c = std::cos(alpha), n = std::sin(alpha);
+  const double c2 = c * c - n * n, n2 = 2.0 * c * n;
+  value = s.constant + s.cos1 * c + s.sin1 * n + s.cos2 * c2 + s.sin2 * n2;
+  slope = -s.cos1 * n + s.sin1 * c - 2.0 * s.cos2 * n2 + 2.0 * s.sin2 * c2;
+}
+
+double polish(const TrigonometricPolynomial& s, double start) {
+  double alpha = start;
+  for (int k = 0; k < kPolishSteps; ++k) {
+    double value, slope;
+    evaluate(s, alpha, value, slope);
+    if (value == 0.0 || slope == 0.0) break;
+    const double step = value / slope;
+    if (std::abs(alpha - step - start) > kLongestPolishStep) return wrap(start);
+    alpha -= step;
+    if (std::abs(step) <= 4.0 * std::numeric_limits<double>::epsilon()) break;
   }
   return wrap(alpha);
 }
@@ -42,8 +53,8 @@ double polish(const TrigonometricPolynomial& s, double alpha) {
 }  // namespace
 
 double TrigonometricPolynomial::operator()(double alpha) const {
-  return constant + cos1 * std::cos(alpha) + sin1 * std::sin(alpha) +
-         cos2 * std::cos(2.0 * alpha) + sin2 * std::sin(2.0 * alpha);
+  return constant + cos1 * std::cos(alpha) + sin1 * std::sin(alpha) + cos2 * std::cos(2.0 * alpha) +
+         sin2 * std::sin(2.0 * alpha);
 }
 
 double TrigonometricPolynomial::derivative(double alpha) const {

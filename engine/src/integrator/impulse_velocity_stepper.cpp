@@ -72,8 +72,7 @@ const StepReport& ImpulseVelocityStepper::step() {
   const int body_count = static_cast<int>(world_.bodies.size());
   VecX velocity_free(kBodyDofs * body_count);
   for (int b = 0; b < body_count; ++b) {
-    velocity_free.segment<6>(kBodyDofs * b) =
-        free_velocity(world_, b, system.inverse_mass(b), dt);
+    velocity_free.segment<6>(kBodyDofs * b) = free_velocity(world_, b, system.inverse_mass(b), dt);
   }
 
   // u = W r + q with q = J v_free plus the (error-reduced) gap term on the normal row.
@@ -90,10 +89,9 @@ const StepReport& ImpulseVelocityStepper::step() {
                    jb * velocity_free.segment<6>(kBodyDofs * c.body_b);
     problem.q.segment(rows * i, rows) = u.head(rows);
     const double rate = c.gap / dt;
-    problem.q(rows * i) +=
-        options_.error_reduction * std::min(0.0, rate) + std::max(0.0, rate);
-    problem.mu(i) = world_.friction.get(world_.bodies[c.body_a].material,
-                                        world_.bodies[c.body_b].material);
+    problem.q(rows * i) += options_.error_reduction * std::min(0.0, rate) + std::max(0.0, rate);
+    problem.mu(i) =
+        world_.friction.get(world_.bodies[c.body_a].material, world_.bodies[c.body_b].material);
   }
 
   VecX impulses = VecX::Zero(rows * contact_count);

@@ -48,6 +48,13 @@ TimeStepper::TimeStepper(World& world, StepOptions options)
   solver_ = make_solver(options_.solver, options_.solver_options);
 }
 
+void TimeStepper::set_compatible(const CompatibleOptions& compatible) {
+  StepOptions updated = options_;
+  updated.compatible = compatible;
+  updated.validate();
+  options_ = std::move(updated);
+}
+
 void integrate_positions(World& world, double dt) {
   for (RigidBody& b : world.bodies) {
     if (b.motion == Motion::fixed) continue;
@@ -93,9 +100,13 @@ const StepReport& TimeStepper::step() {
     const Material& ma = world_.materials[world_.bodies[c.body_a].material];
     const Material& mb = world_.materials[world_.bodies[c.body_b].material];
     const double restitution = pair_restitution(ma, mb);
-    if (options_.impact_law == ImpactLaw::restitution && c.gap <= 0.0) {
-      // Seed 000 Sec. 4.3: e_n B v^t replaces Phi/dt, so u_n+ >= -e_n u_n- for closed contacts.
-      problem.q(rows * i) += restitution * relative_normal_velocity(world_, c);
+    const double approach = relative_normal_velocity(world_, c);
+    if (options_.impact_law == ImpactLaw::restitution && (c.gap <= 0.0 || c.gap + dt * approach < 0.0)) {
+      // Seed 000 Sec. 4.3: e_n B v^t replaces Phi/dt, so u_n+ >= -e_n u_n- for closed contacts
+      // and for open ones (inside the margin) that the pre-impact velocity closes within the
+      // step: their impact speed is v^t, not the Phi/dt they would be slowed to (the rebound
+      // then starts up to one margin early).
+      problem.q(rows * i) += restitution * approach;
     } else {
       problem.q(rows * i) += c.gap / dt;  // seed 000 eq. 16
     }

@@ -283,7 +283,8 @@ struct BodyProperties {
   int material = 0;
   std::optional<Node> mass;
   std::optional<Node> inertia;
-  std::optional<Node> velocity_node;
+  std::optional<Node> velocity_node;  // where velocity and angular_velocity were given
+  std::optional<Node> angular_velocity_node;
 };
 
 const std::vector<std::string> kBodyPropertyKeys = {"material",         "motion", "rotation_locked",
@@ -360,7 +361,7 @@ BodyProperties read_body_properties(const Node& node, const Context& context) {
   }
   if (auto angular = node.find("angular_velocity")) {
     p.angular_velocity = read_angular_velocity(*angular, context);
-    if (!p.velocity_node) p.velocity_node = angular;
+    p.angular_velocity_node = angular;
   }
   if (auto material = node.find("material")) p.material = read_material(*material, context);
   p.mass = node.find("mass");
@@ -390,11 +391,14 @@ RigidBody make_body(const Node& where, const BodyProperties& p, const Shape& sha
     where.fail(
         "a half_space has no finite mass and cannot be dynamic; use motion \"fixed\" or "
         "\"prescribed\"");
-  if (body.motion == Motion::fixed && p.velocity_node &&
-      (!p.velocity.isZero(0.0) || !p.angular_velocity.isZero(0.0)))
-    p.velocity_node->fail(
-        "a fixed body cannot move; use motion \"prescribed\" for a body that "
-        "moves with a given velocity");
+  if (body.motion == Motion::fixed) {
+    const std::string problem =
+        "a fixed body cannot move; use motion \"prescribed\" for a body that moves with a given "
+        "velocity";
+    if (p.velocity_node && !p.velocity.isZero(0.0)) p.velocity_node->fail(problem);
+    if (p.angular_velocity_node && !p.angular_velocity.isZero(0.0))
+      p.angular_velocity_node->fail(problem);
+  }
 
   const bool volume = has_volume(shape.geometry);
   if (volume) {
@@ -416,13 +420,10 @@ RigidBody make_body(const Node& where, const BodyProperties& p, const Shape& sha
   if (!volume && body.is_dynamic()) {
     const std::string shape_text = shape_name(shape.geometry);
     if (!p.mass)
-      where.fail("a dynamic " + shape_text +
-                 " with radius 0 has no volume to take a mass from; "
-                 "give \"mass\"");
+      where.fail("a dynamic " + shape_text + " with radius 0 has no volume: give \"mass\"");
     if (!p.inertia && !body.rotation_locked)
       where.fail("a dynamic " + shape_text +
-                 " with radius 0 needs \"inertia\" (or "
-                 "\"rotation_locked\": true)");
+                 " with radius 0 needs \"inertia\" (or \"rotation_locked\": true)");
   }
   return body;
 }
@@ -768,8 +769,7 @@ void read_contact_order(const Node& node, SolverOptions& options) {
       const long i = entry.integer(0, n - 1);
       if (used[i])
         entry.fail("contact " + std::to_string(i) +
-                   " appears twice; a custom order "
-                   "must be a permutation of 0 .. " +
+                   " appears twice; a custom order must be a permutation of 0 .. " +
                    std::to_string(n - 1));
       used[i] = true;
       options.custom_order.push_back(static_cast<int>(i));

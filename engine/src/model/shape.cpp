@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <sstream>
 #include <type_traits>
 
 #include "moreau/core/error.hpp"
@@ -12,10 +13,16 @@ namespace {
 
 using std::numbers::pi;
 
+std::string text(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
 void require_density(double density) {
   if (!(density > 0.0) || !std::isfinite(density))
     throw InputError("mass_properties: density must be a finite positive number, got " +
-                     std::to_string(density));
+                     text(density));
 }
 
 // Only I_zz acts in a 2D world; the in-plane axes get the same value so that the inertia stays
@@ -24,7 +31,8 @@ Mat3 planar_inertia(double izz) { return izz * Mat3::Identity(); }
 
 MassProperties sphere_mass(const Sphere& s, double density, Dimension dimension) {
   const double r = s.radius;
-  if (!(r > 0.0)) throw InputError("mass_properties: sphere of radius " + std::to_string(r) + " has no volume");
+  if (!(r > 0.0))
+    throw InputError("mass_properties: sphere of radius " + text(r) + " has no volume");
   MassProperties out;
   if (dimension == Dimension::two) {
     out.mass = density * pi * r * r;  // disk of unit thickness
@@ -49,8 +57,8 @@ MassProperties box_mass(const Box& b, double density, Dimension dimension) {
   } else {
     // m (a^2 + b^2) / 12 with full edges a = 2 e_i.
     out.mass = density * 8.0 * e.x() * e.y() * e.z();
-    out.inertia.diagonal() << out.mass / 3.0 * (sq.y() + sq.z()), out.mass / 3.0 * (sq.x() + sq.z()),
-        out.mass / 3.0 * (sq.x() + sq.y());
+    out.inertia.diagonal() << out.mass / 3.0 * (sq.y() + sq.z()),
+        out.mass / 3.0 * (sq.x() + sq.z()), out.mass / 3.0 * (sq.x() + sq.y());
   }
   return out;
 }
@@ -58,7 +66,8 @@ MassProperties box_mass(const Box& b, double density, Dimension dimension) {
 MassProperties capsule_mass(const Capsule& c, double density, Dimension dimension) {
   const double h = c.half_length;
   const double r = c.radius;
-  if (!(r > 0.0)) throw InputError("mass_properties: capsule of radius 0 (a bare segment) has no volume");
+  if (!(r > 0.0))
+    throw InputError("mass_properties: capsule of radius 0 (a bare segment) has no volume");
   MassProperties out;
   if (dimension == Dimension::two) {
     // Stadium of unit thickness: a 2h x 2r rectangle plus two half disks whose centroids lie
@@ -67,8 +76,8 @@ MassProperties capsule_mass(const Capsule& c, double density, Dimension dimensio
     const double m_rect = density * 4.0 * h * r;
     const double m_disk = density * pi * r * r;
     out.mass = m_rect + m_disk;
-    const double izz = m_rect * (h * h + r * r) / 3.0 +
-                       m_disk * (0.5 * r * r + h * h + 8.0 * h * r / (3.0 * pi));
+    const double izz =
+        m_rect * (h * h + r * r) / 3.0 + m_disk * (0.5 * r * r + h * h + 8.0 * h * r / (3.0 * pi));
     out.inertia = planar_inertia(izz);
   } else {
     // Cylinder of length 2h along x plus two hemispheres; each hemisphere has its centroid
@@ -78,8 +87,8 @@ MassProperties capsule_mass(const Capsule& c, double density, Dimension dimensio
     const double m_ball = density * 4.0 / 3.0 * pi * r * r * r;
     out.mass = m_cyl + m_ball;
     const double axial = 0.5 * m_cyl * r * r + 0.4 * m_ball * r * r;
-    const double perpendicular = m_cyl * (h * h / 3.0 + r * r / 4.0) +
-                                 m_ball * (0.4 * r * r + h * h + 0.75 * h * r);
+    const double perpendicular =
+        m_cyl * (h * h / 3.0 + r * r / 4.0) + m_ball * (0.4 * r * r + h * h + 0.75 * h * r);
     out.inertia.diagonal() << axial, perpendicular, perpendicular;
   }
   return out;

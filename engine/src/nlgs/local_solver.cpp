@@ -44,8 +44,8 @@ struct Projection {
 };
 
 // Projection onto the Coulomb cone K_mu (eq. 9) and its derivative, the three cases of seed 004
-// Sec. 3.3. The apex test comes first for tau_n < 0, so that for mu = 0 a purely normal
-// negative tau goes to 0 (K is then the ray R+ n).
+// Sec. 3.3. The interior test asks tau_n >= 0, so that for mu = 0 a purely normal negative tau
+// goes to the apex 0 (K is then the ray R+ n).
 Projection coulomb_cone_projection(const Vec3& tau_in, double mu, int rows) {
   Projection out;
   const Vec3 tau = leading(tau_in, rows);
@@ -162,36 +162,58 @@ class StandardAugmentedLagrangian final : public LocalSolver {
 // zero for every r in K (r = 0 included) and would stop the loop before the contact law holds,
 // so Z is used. At least one Newton step is always taken: with a loose absolute tolerance a
 // check before the first step would leave r unchanged and the NLGS could not progress.
+//
+// Globalisation (LocalOptions::line_search, not in seed 004, which gives none): the full
+// Newton step of this piecewise-smooth Z can cycle between two contact states (a sphere hitting
+// a plane obliquely with enough friction to stick alternates between "sliding" at r = 0 and
+// "no contact" at the overshoot, validation/unit/nlgs_test.cpp); the step is halved until
+// eps_Newt decreases by the Armijo factor (1 - 1e-4 t), at most kMaxHalvings times.
 class NewtonLocalSolver : public LocalSolver {
  public:
   bool velocity_is_unknown() const override { return true; }
   double default_rho_factor() const override { return 1.0; }
   LocalResult solve(const LocalProblem& problem, const Vec3& r_start,
                     const LocalOptions& options) const override {
+    constexpr int kMaxHalvings = 20;
+    constexpr double kArmijo = 1e-4;
     const int rows = problem.rows;
     const Mat3 w = identity(rows) * problem.w * identity(rows);
+    const Vec3 b = leading(problem.b, rows);
+    const auto residual = [&](const Vec3& r, const Vec3& v, const LocalTangent& t) {
+      return (v - b - w * r).norm() + options.force_scale * t.z.norm();  // eps_Newt, eq. 28
+    };
     Vec3 r = leading(r_start, rows);
     Vec3 v = local_velocity(problem, r);
     LocalTangent t = tangent(r, v, problem.mu, problem.rho, rows);
+    double eps_newt = residual(r, v, t);
     LocalResult result;
     result.newton_converged = false;
     for (int l = 1; l <= options.newton_max_iterations; ++l) {
-      const Vec3 f = v - leading(problem.b, rows) - w * r;
+      const Vec3 f = v - b - w * r;
       // eq. 32 on the leading rows x rows block; the identity on unused rows keeps the 3x3
       // system regular and their increments zero.
       Mat3 system = t.a + t.b * w;
       system.bottomRightCorner(3 - rows, 3 - rows).setIdentity();
-      const Vec3 rhs = -t.z + t.b * f;
       const Eigen::FullPivLU<Mat3> lu(system);
       if (lu.rank() < 3) break;  // singular tangent: keep the last iterate
-      const Vec3 dr = leading(lu.solve(rhs), rows);
+      const Vec3 dr = leading(lu.solve(Vec3(-t.z + t.b * f)), rows);
       const Vec3 dv = -f + w * dr;
-      r += dr;
-      v += dv;
-      t = tangent(r, v, problem.mu, problem.rho, rows);
+      double step = 1.0;
+      for (int halving = 0;; ++halving) {
+        const Vec3 r_try = r + step * dr, v_try = v + step * dv;
+        const LocalTangent t_try = tangent(r_try, v_try, problem.mu, problem.rho, rows);
+        const double eps_try = residual(r_try, v_try, t_try);
+        if (!options.line_search || eps_try <= (1.0 - kArmijo * step) * eps_newt ||
+            halving == kMaxHalvings) {
+          r = r_try;
+          v = v_try;
+          t = t_try;
+          eps_newt = eps_try;
+          break;
+        }
+        step *= 0.5;
+      }
       result.newton_iterations = l;
-      const double eps_newt =
-          (v - leading(problem.b, rows) - w * r).norm() + options.force_scale * t.z.norm();
       if (eps_newt <= options.newton_tolerance) {
         result.newton_converged = true;
         break;
@@ -280,8 +302,11 @@ std::unique_ptr<LocalSolver> make_local_solver(LocalMethod method) {
   throw InputError("make_local_solver: unknown method");
 }
 
-LocalTangent bipotential_tangent(const Vec3& r, const Vec3& v_in, double mu, double rho,
-                                 int rows) {
+// In 2D seed 004 Sec. 3.3 prints dZ/dv_t = rho mu / (1 + mu^2) ((th_v + th_r) n
+// + mu (1 - th_r th_v) t); differentiating gives mu (1 + th_r th_v) in the t entry, which the
+// finite-difference test in validation/unit/nlgs_test.cpp confirms (the other printed entries
+// agree with B = rho G (I + mu n e^T) below).
+LocalTangent bipotential_tangent(const Vec3& r, const Vec3& v_in, double mu, double rho, int rows) {
   const Vec3 v = leading(v_in, rows);
   const Vec3 v_t = tangential_part(v, rows);
   const double slip = v_t.norm();
@@ -292,8 +317,8 @@ LocalTangent bipotential_tangent(const Vec3& r, const Vec3& v_in, double mu, dou
   const Projection projection = coulomb_cone_projection(tau, mu, rows);
   LocalTangent out;
   out.status = projection.status;
-  out.z = leading(r, rows) - projection.p;                         // eq. 26
-  out.a = identity(rows) - projection.g;                           // dZ/dr = I - G
+  out.z = leading(r, rows) - projection.p;                                       // eq. 26
+  out.a = identity(rows) - projection.g;                                         // dZ/dr = I - G
   out.b = rho * projection.g * (identity(rows) + mu * kNormal * e.transpose());  // dZ/dv
   return out;
 }

@@ -1,5 +1,6 @@
 #include "moreau/nlgs/nlgs_solver.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <sstream>
@@ -53,10 +54,10 @@ GlobalErrorTerms contact_error_terms(const Vec3& r, const Vec3& v, const Vec3& u
   const Vec3 r_c = head(r), v_c = head(v);
   const double slip = v_c.tail<2>().norm();
   GlobalErrorTerms terms;
-  terms.motion = (v_c - head(u)).norm();                                     // eps_motion
+  terms.motion = (v_c - head(u)).norm();                                       // eps_motion
   terms.projection = (r_c - project_onto_coulomb_cone(r_c, mu, rows)).norm();  // eps_proj
-  terms.bipotential = std::abs(v_c.dot(r_c) + mu * r_c[0] * slip);           // eps_bc, eq. 11-12
-  terms.penetration = -std::min(0.0, v_c[0]);                                // eps_pen
+  terms.bipotential = std::abs(v_c.dot(r_c) + mu * r_c[0] * slip);             // eps_bc, eq. 11-12
+  terms.penetration = -std::min(0.0, v_c[0]);                                  // eps_pen
   return terms;
 }
 
@@ -67,8 +68,9 @@ NlgsSolver::NlgsSolver(SolverOptions options, NlgsOptions nlgs)
   detail::validate_options(options_);
   nlgs_.validate();
   if (options_.order != ContactOrder::natural) {
-    throw InputError("SolverOptions.order: NLGS visits the contacts in natural order (seed 004 "
-                     "Sec. 3.1); other orders are a PGS option");
+    throw InputError(
+        "SolverOptions.order: NLGS visits the contacts in natural order (seed 004 "
+        "Sec. 3.1); other orders are a PGS option");
   }
   if (options_.relaxation != 1.0) {
     reject("SolverOptions.relaxation", options_.relaxation,
@@ -97,8 +99,8 @@ NlgsStats NlgsSolver::solve_with_terms(const ConeProblem& problem, VecX& r) cons
   const int contacts = problem.contact_count();
   const int rows = problem.rows();
   const double force_scale = nlgs_.time_step > 0.0 ? 1.0 / nlgs_.time_step : 1.0;
-  const LocalOptions local_options{nlgs_.newton_tolerance, nlgs_.newton_max_iterations,
-                                   force_scale};
+  const LocalOptions local_options{nlgs_.newton_tolerance, nlgs_.newton_max_iterations, force_scale,
+                                   nlgs_.newton_line_search};
 
   // W_cc and rho_c = alpha / (W_cc)_nn per contact. A contact whose normal row moves nothing
   // (W_nn = 0) cannot be acted on by its own impulse: it is skipped and keeps its initial r.
@@ -182,8 +184,7 @@ NlgsStats NlgsSolver::solve_with_terms(const ConeProblem& problem, VecX& r) cons
       if (rho[c] == 0.0) continue;
       const Vec3 r_c = impulse(c);
       // eq. 24 with the other contacts frozen: u = W_cc r_c + b.
-      const LocalProblem local{block[c], motion_velocity(c) - block[c] * r_c, mu[c], rho[c],
-                               rows};
+      const LocalProblem local{block[c], motion_velocity(c) - block[c] * r_c, mu[c], rho[c], rows};
       const LocalResult result = local_->solve(local, r_c, local_options);
       newton_iterations += result.newton_iterations;
       if (!result.newton_converged) ++stats.newton_unconverged;

@@ -94,7 +94,8 @@ SolverStats Apgd::solve(const ConeProblem& problem, VecX& r) const {
   VecX best = gamma;  // lines 19-21: gamma-hat, the iterate of least merit
   double best_merit = monitor.last_merit();
 
-  // Lines 5-6 (with a power iteration instead of the two-point secant).
+  // Lines 5-6, with a power-iteration estimate in place of the secant through 1_n: both only
+  // seed the backtracking, and the power iteration does not depend on the initial guess.
   double lipschitz =
       options_.initial_lipschitz > 0.0 ? options_.initial_lipschitz : estimate_lipschitz(delassus);
   double theta = 1.0;  // line 4
@@ -117,7 +118,8 @@ SolverStats Apgd::solve(const ConeProblem& problem, VecX& r) const {
       if (!(step.dot(w_next - w_y) > lipschitz * step.squaredNorm())) break;
       lipschitz *= 2.0;  // lines 11-12
     }
-    // Lines 15-16: Nesterov's momentum weights.
+    // Lines 15-16: theta_{k+1}^2 = (1 - theta_{k+1}) theta_k^2, Nesterov's sequence that gives
+    // the O(1/k^2) decrease of the objective.
     const double theta_next = 0.5 * (-theta * theta + theta * std::sqrt(theta * theta + 4.0));
     const double beta = theta * (1.0 - theta) / (theta * theta + theta_next);
     // Lines 26-28: restart when the gradient at y_k and the step gamma_{k+1} - gamma_k

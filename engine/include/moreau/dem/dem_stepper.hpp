@@ -37,8 +37,10 @@ struct DemContact {
 
 // Largest stable time step of the scheme for the current neighbours: for velocity Verlet with
 // viscous damping ratio zeta, a mode of frequency w is stable for dt w < 2 (sqrt(zeta^2 + 1)
-// - zeta); w^2 is bounded per body by 2 lambda_max(sum_c k_c n_c n_c^T) / m (Gershgorin over
-// the neighbours' coupling), with k_c the tangent stiffness at the reference force.
+// - zeta); the largest w^2 (eigenvalue of M^-1/2 K M^-1/2) is bounded by block Gershgorin
+// over the neighbour pairs, with k_c the tangent stiffness at the reference force. Rotational
+// modes are not included (exact for frictionless spheres, whose contact forces pass through
+// the centres).
 double estimate_stable_time_step(const World& world, const DemOptions& options);
 
 class DemStepper {

@@ -55,15 +55,20 @@ struct CoulombTolerances {
   // boundary; a cross product below parallel |w| |d| counts as zero (b_n = 0 continua).
   static constexpr double slip = 1e-10;
   static constexpr double parallel = 1e-9;
+  // b_n = 0: |A_nn - mu |a_tn|| <= parabola A_nn is a parabola, one ray direction -a_tn. The
+  // continuum of the Painleve rod exists at mu = mu* exactly, which rounding (of mu* and of A)
+  // misses by a few eps; as two rays at alpha0 +- acos(-A_nn / (mu |a_tn|)) it would be seen
+  // ~sqrt(eps) apart and broken up, as acos has slope ~1/sqrt near -1.
+  static constexpr double parabola = 1e-12;
 };
 
 // A must be SPD (see SingleContactProblem::validate).
 CoulombSolutionSet enumerate_coulomb_solutions(const SingleContactProblem& problem);
 
-// How far x is from satisfying the Coulomb-like impact constraints, in velocity units over
-// max(|b|, 1e-300): the largest of |min(D x_n, u_n)|, D max(0, |x_to| - mu x_n) and
-// D |x_to + mu x_n u_to / |u_to|| (u_to != 0), with D = trace(A) / 3 turning impulses into
-// velocities. Zero exactly at a solution.
+// How far x is from satisfying the Coulomb-like impact constraints: the largest of
+// |min(D x_n, u_n)|, D max(0, |x_to| - mu x_n) and D | |u_to| x_to + mu x_n u_to | / V, over V,
+// with D = trace(A) / 3 turning impulses into velocities and V = max(|b|, D |x|) the velocity
+// scale of the problem (rounding leaves ~eps V in u = A x - b). Zero exactly at a solution.
 double coulomb_residual(const SingleContactProblem& problem, const Vec3& x);
 
 }  // namespace moreau

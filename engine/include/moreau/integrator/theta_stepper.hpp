@@ -37,7 +37,7 @@ struct ThetaOptions {
   // theta in [1/2, 1]; 1/2 is seed 004's algorithm (eq. 18 and q_{k+1} = q_{k+1/2} + dt/2 v_{k+1}).
   double theta = 0.5;
   double tangential_restitution = 0.0;  // e_t of eq. 20, in [0, 1]
-  bool frictional = true;  // cone problem (rows = dimension) or frictionless (1 row)
+  bool frictional = true;               // cone problem (rows = dimension) or frictionless (1 row)
   // Pairs closer than the margin are candidates; it must cover the relative motion of one step.
   CollisionOptions collision;
   void validate() const;  // throws InputError naming the field
@@ -45,13 +45,13 @@ struct ThetaOptions {
 
 struct ThetaStepReport {
   long step = 0;
-  double time = 0.0;               // at the end of the step
-  std::vector<Contact> contacts;   // contacts in the problem, geometry at q_m
-  VecX impulses;                   // r per contact (rows each), N s
+  double time = 0.0;              // at the end of the step
+  std::vector<Contact> contacts;  // contacts in the problem, geometry at q_m
+  VecX impulses;                  // r per contact (rows each), N s
   int rows_per_contact = 1;
-  long candidate_contacts = 0;     // found at q_m within the margin
+  long candidate_contacts = 0;  // found at q_m within the margin
   SolverStats solver_stats;
-  std::optional<NlgsStats> nlgs;   // when the solver is an NlgsSolver
+  std::optional<NlgsStats> nlgs;  // when the solver is an NlgsSolver
   CollisionStats collision_stats;
   double solve_cpu_seconds = 0.0;  // process CPU time of the contact solve
 };

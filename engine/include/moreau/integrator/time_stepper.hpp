@@ -59,6 +59,9 @@ class TimeStepper {
   const StepReport& step();
 
   const StepReport& last_report() const { return report_; }
+  // Switches the compatible CD post-processing on or off for the following steps (e.g. only
+  // for the step at which forces are read). Throws InputError on a frictional stepper.
+  void set_compatible(const CompatibleOptions& compatible);
   const StepOptions& options() const { return options_; }
   World& world() { return world_; }
   long steps_taken() const { return step_count_; }

@@ -49,6 +49,8 @@ struct LocalOptions {
   int newton_max_iterations = 100;
   // 1 / dt measures Z as a force (N) as seed 004 does; 1 keeps impulses (N s).
   double force_scale = 1.0;
+  // Backtracking on eps_Newt (local_solver.cpp); false is the plain Newton step of seed 004.
+  bool line_search = true;
 };
 
 struct LocalResult {

@@ -42,6 +42,7 @@ struct NlgsOptions {
   double epsilon_glob_tolerance = 1e-10;
   double newton_tolerance = 1e-5;   // local Newton (EBP, EAL), seed 004 Sec. 4
   int newton_max_iterations = 100;  // seed 004 Sec. 4
+  bool newton_line_search = true;   // LocalOptions::line_search (not in seed 004)
   // Seed 004 writes r as a force. With time_step > 0 (s), the impulse terms of eps_glob and
   // eps_Newt use r / time_step (N) as in the paper; 0 keeps impulses (N s).
   double time_step = 0.0;
@@ -76,11 +77,11 @@ struct NlgsStats {
   LocalMethod method = LocalMethod::ebp;
   double rho_factor = 0.0;  // alpha actually used
   NlgsStopping stopping = NlgsStopping::merit;
-  double epsilon_glob = 0.0;     // at the end
-  GlobalErrorTerms terms;        // at the end
-  double max_penetration = 0.0;  // at the end, m/s
-  long newton_iterations = 0;    // all local Newton iterations
-  long newton_unconverged = 0;   // local solves that stopped at the limit or a singular tangent
+  double epsilon_glob = 0.0;         // at the end
+  GlobalErrorTerms terms;            // at the end
+  double max_penetration = 0.0;      // at the end, m/s
+  long newton_iterations = 0;        // all local Newton iterations
+  long newton_unconverged = 0;       // local solves that stopped at the limit or a singular tangent
   std::vector<NlgsIterate> history;  // every measured iteration when record_history
 };
 

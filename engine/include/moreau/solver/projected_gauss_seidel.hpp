@@ -6,6 +6,10 @@
 //   frictionless:  r_i <- max(0, r_i - omega u_i / W_ii)   (omega = 1: the exact local solve)
 //   frictional:    r_i <- P_K(r_i - omega g_i u^_i),  g_i = rows / trace(W_ii)
 // with u^_i the De Saxce velocity (FrictionModel::coulomb) or u_i (convex_relaxation).
+// g_i is the inverse of the mean eigenvalue of W_ii: the local step contracts only while
+// omega g_i lambda_max(W_ii) < 2. Sphere contacts are safe (uniform solid spheres give
+// W_ii ~ diag(1, 3.5, 3.5), lambda_max / mean = 1.3); a block with lambda_max(W_ii) > 2 trace /
+// rows needs omega < 1, else the sweeps can settle into a cycle short of the tolerance.
 // Serial by nature: SolverStats::threads is 1. With order == random the contacts are shuffled
 // once with std::mt19937(seed); the permutation depends on the standard library's
 // std::shuffle, so it is reproducible for one toolchain.

@@ -1,0 +1,674 @@
+// Scene files and output writers: a valid scene builds the world it describes (masses from
+// density against the solid formulas), every kind of bad input is an InputError naming the
+// file, the JSON path and the problem, generators are deterministic and overlap-free, CSV
+// output reads back bit for bit, VTK output is complete, and the shipped example scenes load.
+#define BOOST_TEST_MODULE scene
+#include "moreau/io/scene.hpp"
+
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <numbers>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "moreau/core/error.hpp"
+#include "moreau/io/csv_writer.hpp"
+#include "moreau/io/vtk_writer.hpp"
+
+namespace moreau {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using std::numbers::pi;
+
+// Mass formulas multiply a handful of O(1) numbers: a few roundings.
+constexpr double kRelTol = 1e-13;
+
+// The repository root, found from this file's place (validation/unit/scene_test.cpp), so the
+// test needs no build-system help to find scenes/.
+const fs::path kSourceRoot = fs::path(__FILE__).parent_path().parent_path().parent_path();
+
+json parse(const std::string& text) { return json::parse(text); }
+
+// A minimal valid document to which a test adds or changes keys.
+json base_scene() { return parse(R"({"time_step": 0.001, "steps": 10, "bodies": []})"); }
+
+// Checks that parsing `document` throws an InputError whose message holds every fragment.
+void expect_error(const json& document, std::initializer_list<std::string> fragments) {
+  try {
+    parse_scene(document, "scene.json");
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    for (const std::string& fragment : fragments)
+      BOOST_TEST(message.find(fragment) != std::string::npos,
+                 "message \"" << message << "\" lacks \"" << fragment << "\"");
+    return;
+  }
+  BOOST_FAIL("no InputError for " << document.dump());
+}
+
+// A fresh directory under the system temporary directory, removed at the end of the test.
+struct TemporaryDirectory {
+  fs::path path;
+  TemporaryDirectory() {
+    std::string pattern = (fs::temp_directory_path() / "moreau-scene-test-XXXXXX").string();
+    BOOST_REQUIRE(mkdtemp(pattern.data()) != nullptr);
+    path = pattern;
+  }
+  ~TemporaryDirectory() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+  fs::path write(const std::string& name, const std::string& text) const {
+    std::ofstream(path / name) << text;
+    return path / name;
+  }
+};
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> fields;
+  std::stringstream stream(line);
+  for (std::string field; std::getline(stream, field, ',');) fields.push_back(field);
+  return fields;
+}
+
+std::vector<std::vector<std::string>> read_csv(std::istream& in) {
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(in, line);) rows.push_back(split(line));
+  return rows;
+}
+
+double to_double(const std::string& text) { return std::strtod(text.c_str(), nullptr); }
+
+// True when no two spheres of the bodies in [first, end) overlap.
+bool no_overlaps(const World& world, std::size_t first) {
+  for (std::size_t i = first; i < world.bodies.size(); ++i)
+    for (std::size_t j = i + 1; j < world.bodies.size(); ++j) {
+      const double ri = std::get<Sphere>(world.bodies[i].shape.geometry).radius;
+      const double rj = std::get<Sphere>(world.bodies[j].shape.geometry).radius;
+      if ((world.bodies[i].position - world.bodies[j].position).norm() < ri + rj) return false;
+    }
+  return true;
+}
+
+json random_scene(unsigned seed, const std::string& placement, int dimension) {
+  json document = base_scene();
+  document["dimension"] = dimension;
+  if (dimension == 2) document["gravity"] = {0, -9.81};
+  json generator = {{"type", "random_spheres"},
+                    {"count", dimension == 2 ? 60 : 150},
+                    {"radius_min", 0.05},
+                    {"radius_max", 0.1},
+                    {"seed", seed},
+                    {"placement", placement},
+                    {"box_min", {0, 0, 0}},
+                    {"box_max", {2, 2, 2}}};
+  if (dimension == 2) {
+    generator["box_min"] = {0, 0};
+    generator["box_max"] = {2, 2};
+  }
+  document["generators"] = json::array({generator});
+  return document;
+}
+
+World sample_world(Dimension dimension) {
+  World world;
+  world.dimension = dimension;
+  world.time = 0.1 + 0.2;  // 0.30000000000000004: needs all 17 digits
+  RigidBody a;
+  a.position = Vec3(1.0 / 3.0, -2.5e-17, dimension == Dimension::two ? 0.0 : 1e300);
+  a.orientation = Quat(Eigen::AngleAxisd(2.5, Vec3::UnitZ()));
+  a.linear_velocity = Vec3(std::nextafter(1.0, 2.0), -0.0, 5e-324);
+  a.angular_velocity = Vec3(0.0, 0.0, -7.125);
+  world.add_body(a);
+  RigidBody b;
+  b.position = Vec3(std::numbers::pi, std::numbers::e, 0.0);
+  world.add_body(b);
+  return world;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(scene_parsing)
+
+BOOST_AUTO_TEST_CASE(sphere_mass_is_four_thirds_pi_r_cubed_rho) {
+  const Scene scene = parse_scene(parse(R"({
+    "time_step": 0.001, "steps": 1,
+    "materials": [{"name": "glass", "density": 2500}],
+    "bodies": [{"shape": {"type": "sphere", "radius": 0.1}, "material": "glass"}]})"),
+                                  "scene.json");
+  const RigidBody& ball = scene.world.bodies.at(0);
+  const double mass = 4.0 / 3.0 * pi * std::pow(0.1, 3) * 2500.0;
+  BOOST_TEST(ball.mass == mass, boost::test_tools::tolerance(kRelTol));
+  // Solid ball: I = 2/5 m r^2 about every axis through the centre.
+  BOOST_TEST((ball.inertia_body - 0.4 * mass * 0.01 * Mat3::Identity()).norm() <= kRelTol * mass);
+  BOOST_TEST(scene.world.materials.at(ball.material).name == "glass");
+}
+
+BOOST_AUTO_TEST_CASE(box_mass_is_volume_times_density_with_box_inertia) {
+  const Scene scene = parse_scene(parse(R"({
+    "time_step": 0.001, "steps": 1,
+    "bodies": [{"shape": {"type": "box", "half_extents": [0.1, 0.2, 0.3]}}]})"),
+                                  "scene.json");
+  const RigidBody& box = scene.world.bodies.at(0);
+  const double mass = 8.0 * 0.1 * 0.2 * 0.3 * 1000.0;  // default material: 1000 kg/m^3
+  BOOST_TEST(box.mass == mass, boost::test_tools::tolerance(kRelTol));
+  // I_xx = m (b^2 + c^2) / 12 with full edges b = 0.4, c = 0.6.
+  BOOST_TEST(box.inertia_body(0, 0) == mass * (0.16 + 0.36) / 12.0,
+             boost::test_tools::tolerance(kRelTol));
+  BOOST_TEST(box.inertia_body(2, 2) == mass * (0.04 + 0.16) / 12.0,
+             boost::test_tools::tolerance(kRelTol));
+}
+
+BOOST_AUTO_TEST_CASE(disk_in_2d_has_unit_thickness_mass_and_half_m_r_squared) {
+  const Scene scene = parse_scene(parse(R"({
+    "dimension": 2, "gravity": [0, -9.81], "time_step": 0.001, "steps": 1,
+    "materials": [{"name": "grain", "density": 2}],
+    "bodies": [{"shape": {"type": "disk", "radius": 0.5}, "material": "grain",
+                "position": [1, 2], "angle": 1.5707963267948966, "angular_velocity": 3}]})"),
+                                  "scene.json");
+  BOOST_TEST(scene.world.is_planar());
+  const RigidBody& disk = scene.world.bodies.at(0);
+  const double mass = pi * 0.25 * 2.0;
+  BOOST_TEST(disk.mass == mass, boost::test_tools::tolerance(kRelTol));
+  BOOST_TEST(disk.inertia_body(2, 2) == 0.5 * mass * 0.25, boost::test_tools::tolerance(kRelTol));
+  BOOST_TEST(disk.position.isApprox(Vec3(1.0, 2.0, 0.0)));
+  // A rotation by pi/2 about z: q = (cos pi/4, 0, 0, sin pi/4).
+  BOOST_TEST(disk.orientation.w() == std::sqrt(0.5), boost::test_tools::tolerance(1e-15));
+  BOOST_TEST(disk.orientation.z() == std::sqrt(0.5), boost::test_tools::tolerance(1e-15));
+  BOOST_TEST(disk.angular_velocity.isApprox(Vec3(0.0, 0.0, 3.0)));
+}
+
+BOOST_AUTO_TEST_CASE(given_mass_scales_the_shape_inertia_and_given_inertia_wins) {
+  const Scene scene = parse_scene(parse(R"({
+    "time_step": 0.001, "steps": 1,
+    "bodies": [
+      {"shape": {"type": "sphere", "radius": 0.5}, "mass": 2},
+      {"shape": {"type": "sphere", "radius": 0.5}, "mass": 2, "inertia": [1, 2, 3]},
+      {"shape": {"type": "sphere", "radius": 0}, "mass": 1,
+       "inertia": [[2, 0.5, 0], [0.5, 2, 0], [0, 0, 1]]}]})"),
+                                  "scene.json");
+  const auto& bodies = scene.world.bodies;
+  BOOST_TEST(bodies[0].mass == 2.0);
+  BOOST_TEST(bodies[0].inertia_body(1, 1) == 0.4 * 2.0 * 0.25,
+             boost::test_tools::tolerance(kRelTol));
+  BOOST_TEST(bodies[1].inertia_body.diagonal().isApprox(Vec3(1.0, 2.0, 3.0)));
+  BOOST_TEST(bodies[2].inertia_body(0, 1) == 0.5);
+}
+
+BOOST_AUTO_TEST_CASE(settings_reach_the_step_options_and_the_world) {
+  const Scene scene = parse_scene(parse(R"({
+    "description": "all sections",
+    "dimension": 3, "gravity": [0, 0, -10], "time_step": 0.1, "duration": 0.3,
+    "integrator": {"frictional": false, "friction_model": "convex_relaxation",
+                   "impact_law": "restitution"},
+    "collision": {"margin": 0.01, "cell_size": 0.5},
+    "solver": {"name": "pgs", "tolerance": 1e-6, "max_iterations": 50, "warm_start": false,
+               "relaxation": 0.8, "order": [2, 0, 1], "seed": 9, "check_every": 2,
+               "record_history": false, "on_failure": "stop"},
+    "materials": [{"name": "a", "restitution": 0.5}, {"name": "b", "density": 10}],
+    "friction": {"default": 0.3, "pairs": [{"materials": ["a", "b"], "mu": 0.7}]},
+    "bodies": [{"name": "floor", "shape": {"type": "half_space", "normal": [0, 0, 2]}}],
+    "output": {"directory": "results", "every": 5, "csv": false, "vtk": true,
+               "progress": false}})"),
+                                  "scene.json");
+  // 0.3 / 0.1 is 2.9999999999999996 in doubles: the step count must still be 3.
+  BOOST_TEST(scene.steps == 3);
+  BOOST_TEST(scene.world.gravity.isApprox(Vec3(0.0, 0.0, -10.0)));
+  BOOST_TEST(!scene.step.frictional);
+  BOOST_TEST((scene.step.friction_model == FrictionModel::convex_relaxation));
+  BOOST_TEST((scene.step.impact_law == ImpactLaw::restitution));
+  BOOST_TEST(scene.step.collision.margin == 0.01);
+  BOOST_TEST(scene.step.collision.cell_size == 0.5);
+  const SolverOptions& solver = scene.step.solver_options;
+  BOOST_TEST(solver.tolerance == 1e-6);
+  BOOST_TEST(solver.max_iterations == 50);
+  BOOST_TEST(!solver.warm_start);
+  BOOST_TEST(solver.relaxation == 0.8);
+  BOOST_TEST((solver.order == ContactOrder::custom));
+  BOOST_TEST(solver.custom_order == std::vector<int>({2, 0, 1}));
+  BOOST_TEST(solver.seed == 9u);
+  BOOST_TEST(solver.check_every == 2);
+  BOOST_TEST(!solver.record_history);
+  BOOST_TEST((scene.on_solver_failure == SolverFailurePolicy::stop));
+  BOOST_TEST(scene.world.materials.size() == 3u);  // the built-in "default", a, b
+  BOOST_TEST(scene.world.friction.get(1, 2) == 0.7);
+  BOOST_TEST(scene.world.friction.get(1, 1) == 0.3);
+  const RigidBody& floor = scene.world.bodies.at(0);
+  BOOST_TEST((floor.motion == Motion::fixed));  // the default for a half-space
+  BOOST_TEST(std::get<HalfSpace>(floor.shape.geometry).normal.isApprox(Vec3::UnitZ()));
+  BOOST_TEST(scene.output.directory == "results");
+  BOOST_TEST(scene.output.every == 5);
+  BOOST_TEST(!scene.output.csv);
+  BOOST_TEST(scene.output.vtk);
+  BOOST_TEST(!scene.output.progress);
+}
+
+BOOST_AUTO_TEST_CASE(defaults_name_the_output_after_the_scene_file) {
+  const Scene scene = parse_scene(base_scene(), "scenes/my_scene.json");
+  BOOST_TEST(scene.output.directory == (fs::path("out") / "my_scene").string());
+  BOOST_TEST(scene.output.csv);
+  BOOST_TEST(scene.output.every == 1);
+  BOOST_TEST((scene.on_solver_failure == SolverFailurePolicy::warn));
+  BOOST_TEST(scene.source == "scenes/my_scene.json");
+}
+
+BOOST_AUTO_TEST_CASE(comments_are_allowed_in_scene_files) {
+  TemporaryDirectory directory;
+  const fs::path path = directory.write("commented.json", R"({
+    // line comment
+    "time_step": 0.001, /* block comment */ "steps": 4
+  })");
+  BOOST_TEST(load_scene(path.string()).steps == 4);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(scene_errors)
+
+BOOST_AUTO_TEST_CASE(missing_file_names_the_file) {
+  try {
+    load_scene("/nonexistent/no_such_scene.json");
+    BOOST_FAIL("no InputError");
+  } catch (const InputError& e) {
+    BOOST_TEST(std::string(e.what()) == "/nonexistent/no_such_scene.json: scene file not found");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(malformed_json_gives_line_and_column) {
+  TemporaryDirectory directory;
+  const fs::path path =
+      directory.write("broken.json", "{\n  \"time_step\": 0.001,\n  \"steps\" 10\n}\n");
+  try {
+    load_scene(path.string());
+    BOOST_FAIL("no InputError");
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    BOOST_TEST(message.find(path.string() + ": line 3, column ") == 0u, message);
+    BOOST_TEST(message.find("malformed JSON") != std::string::npos, message);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(number_overflow_in_a_file_names_its_path_and_line) {
+  // JSON has no infinity, but 1e999 overflows a double; nlohmann rejects it while parsing.
+  TemporaryDirectory directory;
+  const fs::path path = directory.write(
+      "overflow.json",
+      "{\"time_step\": 0.001, \"steps\": 1,\n \"bodies\": [\n  {\"shape\": {\"type\": \"sphere\", "
+      "\"radius\": 1e999}}]}");
+  try {
+    load_scene(path.string());
+    BOOST_FAIL("no InputError");
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    BOOST_TEST(message.find(": line 3, column ") != std::string::npos, message);
+    BOOST_TEST(message.find("bodies[0].shape.radius: must be a finite number") != std::string::npos,
+               message);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(infinite_number_is_rejected) {
+  json document = base_scene();
+  document["time_step"] = std::numeric_limits<double>::infinity();
+  expect_error(document, {"scene.json: time_step: must be a finite number, got inf"});
+}
+
+BOOST_AUTO_TEST_CASE(unknown_key_lists_the_allowed_ones) {
+  expect_error(parse(R"({"time_step": 0.001, "steps": 1,
+                         "bodies": [{"shape": {"type": "sphere", "radus": 1}}]})"),
+               {"scene.json: bodies[0].shape.radus: unknown key",
+                "allowed keys here: type, radius, offset"});
+  expect_error(parse(R"({"time_step": 0.001, "steps": 1, "timestep": 2})"),
+               {"scene.json: timestep: unknown key", "time_step"});
+}
+
+BOOST_AUTO_TEST_CASE(wrong_type_names_expected_and_found) {
+  json document = base_scene();
+  document["time_step"] = "fast";
+  expect_error(document, {"scene.json: time_step: expected a number, got the string \"fast\""});
+  document = base_scene();
+  document["bodies"] = parse(R"([{"shape": {"type": "sphere", "radius": 1}, "position": [1, 2]}])");
+  expect_error(document, {"bodies[0].position: expected an array of 3 numbers"});
+}
+
+BOOST_AUTO_TEST_CASE(negative_radius_and_mass_are_rejected) {
+  json document = base_scene();
+  document["bodies"] = parse(R"([{"shape": {"type": "half_space"}},
+                                 {"shape": {"type": "sphere", "radius": -1}}])");
+  expect_error(document, {"scene.json: bodies[1].shape.radius: must be >= 0, got -1"});
+  document["bodies"] = parse(R"([{"shape": {"type": "sphere", "radius": 1}, "mass": -2}])");
+  expect_error(document, {"scene.json: bodies[0].mass: must be > 0, got -2"});
+}
+
+BOOST_AUTO_TEST_CASE(impossible_parameters_are_rejected) {
+  json document = base_scene();
+  document["time_step"] = 0;
+  expect_error(document, {"scene.json: time_step: must be > 0, got 0"});
+  document = base_scene();
+  document["solver"] = {{"tolerance", -1}};
+  expect_error(document, {"scene.json: solver.tolerance: must be > 0, got -1"});
+  document = base_scene();
+  document.erase("steps");
+  expect_error(document, {"scene.json: missing the run length"});
+  document = base_scene();
+  document["dimension"] = 4;
+  expect_error(document, {"scene.json: dimension: must lie in [2, 3], got 4"});
+}
+
+BOOST_AUTO_TEST_CASE(unknown_solver_lists_the_known_ones) {
+  json document = base_scene();
+  document["solver"] = {{"name", "newton"}};
+  expect_error(document, {"scene.json: solver.name: unknown solver \"newton\"", "pgs"});
+}
+
+BOOST_AUTO_TEST_CASE(unknown_material_lists_the_defined_ones) {
+  json document = base_scene();
+  document["materials"] = parse(R"([{"name": "steel"}])");
+  document["bodies"] = parse(R"([{"shape": {"type": "sphere", "radius": 1},
+                                  "material": "rubber"}])");
+  expect_error(document, {"scene.json: bodies[0].material: unknown material \"rubber\"", "steel"});
+}
+
+BOOST_AUTO_TEST_CASE(two_d_body_out_of_plane_is_rejected) {
+  json document = base_scene();
+  document["dimension"] = 2;
+  document["bodies"] = parse(R"([{"shape": {"type": "disk", "radius": 1},
+                                  "position": [0, 1, 0.5]}])");
+  expect_error(document, {"scene.json: bodies[0].position: a 2D scene lies in the z = 0 plane"});
+  document["bodies"] = parse(R"([{"shape": {"type": "disk", "radius": 1},
+                                  "angular_velocity": [1, 0, 0]}])");
+  expect_error(document, {"bodies[0].angular_velocity: a 2D body rotates about z only"});
+}
+
+BOOST_AUTO_TEST_CASE(inconsistent_bodies_are_rejected) {
+  json document = base_scene();
+  document["bodies"] = parse(R"([{"shape": {"type": "half_space"}, "motion": "dynamic"}])");
+  expect_error(document, {"bodies[0]: a half_space has no finite mass"});
+  document["bodies"] = parse(R"([{"name": "a", "shape": {"type": "sphere", "radius": 1}},
+                                 {"name": "a", "shape": {"type": "sphere", "radius": 1}}])");
+  expect_error(document, {"bodies[1]: body name \"a\" is used twice"});
+  document["bodies"] = parse(R"([{"shape": {"type": "sphere", "radius": 1}, "motion": "fixed",
+                                  "velocity": [1, 0, 0]}])");
+  expect_error(document, {"bodies[0].velocity: a fixed body cannot move"});
+  document["bodies"] = parse(R"([{"shape": {"type": "sphere", "radius": 0}}])");
+  expect_error(document, {"bodies[0]: a dynamic sphere with radius 0", "\"mass\""});
+}
+
+BOOST_AUTO_TEST_CASE(overlapping_grid_is_rejected) {
+  json document = base_scene();
+  document["generators"] = parse(R"([{"type": "grid", "shape": {"type": "sphere", "radius": 1},
+                                      "count": [3, 1, 1], "spacing": 1.5}])");
+  expect_error(document, {"generators[0].spacing: bodies would overlap", "along x"});
+}
+
+BOOST_AUTO_TEST_CASE(overfull_random_box_is_rejected) {
+  json document = base_scene();
+  document["generators"] = parse(R"([{"type": "random_spheres", "count": 100, "radius_min": 1,
+                                      "box_min": [0, 0, 0], "box_max": [4, 4, 4],
+                                      "placement": "lattice"}])");
+  expect_error(document, {"generators[0].count: the box holds only 8 lattice sites"});
+  document["generators"][0].erase("placement");
+  document["generators"][0]["max_attempts"] = 20;
+  expect_error(document, {"generators[0].count: placed only"});
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(generators)
+
+BOOST_AUTO_TEST_CASE(same_seed_gives_the_same_spheres_and_another_seed_others) {
+  for (const char* placement : {"rejection", "lattice"}) {
+    const Scene a = parse_scene(random_scene(11, placement, 3), "a.json");
+    const Scene b = parse_scene(random_scene(11, placement, 3), "b.json");
+    const Scene c = parse_scene(random_scene(12, placement, 3), "c.json");
+    BOOST_REQUIRE(a.world.bodies.size() == 150u);
+    bool all_equal = true;
+    bool any_differs = false;
+    for (std::size_t i = 0; i < a.world.bodies.size(); ++i) {
+      all_equal = all_equal && a.world.bodies[i].position == b.world.bodies[i].position &&
+                  a.world.bodies[i].mass == b.world.bodies[i].mass;
+      any_differs = any_differs || a.world.bodies[i].position != c.world.bodies[i].position;
+    }
+    BOOST_TEST(all_equal, placement);
+    BOOST_TEST(any_differs, placement);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(random_spheres_do_not_overlap_and_stay_in_their_box) {
+  for (int dimension : {2, 3})
+    for (const char* placement : {"rejection", "lattice"}) {
+      const Scene scene = parse_scene(random_scene(3, placement, dimension), "s.json");
+      BOOST_TEST(no_overlaps(scene.world, 0), placement << " in " << dimension << "D");
+      for (const RigidBody& body : scene.world.bodies) {
+        const double r = std::get<Sphere>(body.shape.geometry).radius;
+        BOOST_TEST((r >= 0.05 && r <= 0.1));
+        for (int axis = 0; axis < dimension; ++axis)
+          BOOST_TEST((body.position(axis) - r >= 0.0 && body.position(axis) + r <= 2.0));
+        if (dimension == 2) BOOST_TEST(body.position.z() == 0.0);
+      }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(grid_places_count_bodies_at_the_spacing) {
+  json document = base_scene();
+  document["generators"] = parse(R"([{"type": "grid", "name": "g",
+    "shape": {"type": "box", "half_extents": [0.1, 0.1, 0.1]},
+    "origin": [1, 0, 0], "count": [2, 3, 4], "spacing": [0.5, 0.25, 0.2]}])");
+  const Scene scene = parse_scene(document, "grid.json");
+  BOOST_REQUIRE(scene.world.bodies.size() == 24u);
+  // x varies fastest, then y, then z.
+  BOOST_TEST(scene.world.bodies[1].position.isApprox(Vec3(1.5, 0.0, 0.0)));
+  BOOST_TEST(scene.world.bodies[2].position.isApprox(Vec3(1.0, 0.25, 0.0)));
+  BOOST_TEST(scene.world.bodies[23].position.isApprox(Vec3(1.5, 0.5, 0.6)));
+  BOOST_TEST(scene.world.bodies[23].name == "g_23");
+}
+
+BOOST_AUTO_TEST_CASE(container_walls_face_inward_and_the_top_stays_open) {
+  json document = base_scene();
+  document["generators"] = parse(R"([{"type": "container", "name": "box",
+                                      "min": [0, 0, 0], "max": [1, 2, 3]}])");
+  const Scene scene = parse_scene(document, "box.json");
+  BOOST_REQUIRE(scene.world.bodies.size() == 5u);
+  const Vec3 inside(0.5, 1.0, 1.5);
+  for (const RigidBody& wall : scene.world.bodies) {
+    BOOST_TEST((wall.motion == Motion::fixed));
+    const Vec3 normal = std::get<HalfSpace>(wall.shape.geometry).normal;
+    // The centre of the box lies on the open side of every wall.
+    BOOST_TEST(normal.dot(inside - wall.position) > 0.0, wall.name);
+    BOOST_TEST(normal.dot(Vec3(0.0, 1.0, 0.0)) > -1.0, wall.name << " closes the top");
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(csv_writer)
+
+BOOST_AUTO_TEST_CASE(body_rows_read_back_to_the_same_doubles) {
+  for (Dimension dimension : {Dimension::two, Dimension::three}) {
+    const World world = sample_world(dimension);
+    std::stringstream csv;
+    write_body_csv_header(csv, dimension);
+    write_body_csv_rows(csv, world, 42);
+    const auto rows = read_csv(csv);
+    BOOST_REQUIRE(rows.size() == 3u);
+    const std::size_t columns = dimension == Dimension::two ? 17 : 16;
+    BOOST_TEST(rows[0].size() == columns);
+    BOOST_TEST(rows[0][3] == "x");
+    BOOST_TEST(rows[0][15] == "wz");
+    for (std::size_t i = 0; i < 2; ++i) {
+      const RigidBody& body = world.bodies[i];
+      const auto& row = rows[i + 1];
+      BOOST_REQUIRE(row.size() == columns);
+      BOOST_TEST(row[0] == "42");
+      BOOST_TEST(to_double(row[1]) == world.time);
+      BOOST_TEST(row[2] == std::to_string(i));
+      const double expected[13] = {
+          body.position.x(),        body.position.y(),         body.position.z(),
+          body.orientation.w(),     body.orientation.x(),      body.orientation.y(),
+          body.orientation.z(),     body.linear_velocity.x(),  body.linear_velocity.y(),
+          body.linear_velocity.z(), body.angular_velocity.x(), body.angular_velocity.y(),
+          body.angular_velocity.z()};
+      for (int k = 0; k < 13; ++k)
+        BOOST_TEST(to_double(row[3 + k]) == expected[k], "column " << rows[0][3 + k]);
+    }
+    if (dimension == Dimension::two) {
+      BOOST_TEST(rows[0][16] == "angle");
+      BOOST_TEST(to_double(rows[1][16]) == 2.5, boost::test_tools::tolerance(1e-15));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(contact_forces_are_impulses_over_the_time_step) {
+  StepReport report;
+  report.step = 7;
+  report.time = 0.007;
+  report.rows_per_contact = 3;
+  Contact c;
+  c.body_a = 0;
+  c.body_b = 1;
+  c.point = Vec3(0.1, 0.2, 0.3);
+  c.normal = Vec3(0.0, 1.0, 0.0);
+  c.gap = -1e-6;
+  report.contacts = {c, c};
+  report.impulses.resize(6);
+  report.impulses << 0.3, 0.01, -0.02, 1.0 / 3.0, 0.0, 0.0;
+  const double dt = 1e-3;
+  std::stringstream csv;
+  write_contact_csv_header(csv);
+  write_contact_csv_rows(csv, report, dt);
+  const auto rows = read_csv(csv);
+  BOOST_REQUIRE(rows.size() == 3u);
+  BOOST_TEST(
+      rows[0] == split("step,time,contact,body_a,body_b,px,py,pz,nx,ny,nz,gap,f_n,f_t1,f_t2"),
+      boost::test_tools::per_element());
+  for (int i = 0; i < 2; ++i) {
+    BOOST_REQUIRE(rows[i + 1].size() == 15u);
+    BOOST_TEST(rows[i + 1][2] == std::to_string(i));
+    BOOST_TEST(to_double(rows[i + 1][5]) == 0.1);
+    BOOST_TEST(to_double(rows[i + 1][11]) == -1e-6);
+    for (int k = 0; k < 3; ++k)
+      BOOST_TEST(to_double(rows[i + 1][12 + k]) == report.impulses(3 * i + k) / dt);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(writer_creates_both_files_with_headers) {
+  TemporaryDirectory directory;
+  const World world = sample_world(Dimension::three);
+  {
+    CsvWriter writer(directory.path / "run", world.dimension);
+    writer.write_bodies(world, 0);
+    writer.flush();
+  }
+  std::ifstream bodies(directory.path / "run" / "bodies.csv");
+  std::ifstream contacts(directory.path / "run" / "contacts.csv");
+  BOOST_TEST(read_csv(bodies).size() == 3u);
+  BOOST_TEST(read_csv(contacts).size() == 1u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(vtk_writer)
+
+BOOST_AUTO_TEST_CASE(particles_leave_out_half_spaces_and_collections_list_every_step) {
+  TemporaryDirectory directory;
+  World world;
+  RigidBody floor;
+  floor.motion = Motion::fixed;
+  floor.shape.geometry = HalfSpace{};
+  world.add_body(floor);
+  RigidBody ball;
+  ball.shape.geometry = Sphere{0.5};
+  ball.position = Vec3(0.0, 0.4, 0.0);
+  world.add_body(ball);
+  StepReport report;
+  report.rows_per_contact = 3;
+  Contact contact;
+  contact.body_a = 0;
+  contact.body_b = 1;
+  contact.point = Vec3(0.0, -0.05, 0.0);
+  report.contacts = {contact};
+  report.impulses = Vec3(2e-3, 0.0, 0.0);
+  {
+    VtkWriter writer(directory.path);
+    writer.write(world, 0, nullptr, 1e-3);
+    world.time = 0.5;
+    writer.write(world, 500, &report, 1e-3);
+  }
+  auto read = [&](const char* name) {
+    std::ifstream in(directory.path / name);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  const std::string particles = read("particles_00000500.vtp");
+  BOOST_TEST(particles.find("NumberOfPoints=\"1\" NumberOfVerts=\"1\"") != std::string::npos);
+  const std::string contacts = read("contacts_00000500.vtp");
+  BOOST_TEST(contacts.find("NumberOfPoints=\"2\" NumberOfVerts=\"0\" NumberOfLines=\"1\"") !=
+             std::string::npos);
+  // |f| = r / dt = 2 N.
+  BOOST_TEST(
+      contacts.find("Name=\"force\" NumberOfComponents=\"1\" format=\"ascii\">\n          2\n") !=
+      std::string::npos);
+  BOOST_TEST(read("contacts_00000000.vtp").find("NumberOfLines=\"0\"") != std::string::npos);
+  const std::string collection = read("particles.pvd");
+  BOOST_TEST(
+      collection.find("timestep=\"0\" group=\"\" part=\"0\" file=\"particles_00000000.vtp\"") !=
+      std::string::npos);
+  BOOST_TEST(
+      collection.find("timestep=\"0.5\" group=\"\" part=\"0\" file=\"particles_00000500.vtp\"") !=
+      std::string::npos);
+  BOOST_TEST(collection.substr(collection.size() - 11) == "</VTKFile>\n");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(example_scenes)
+
+BOOST_AUTO_TEST_CASE(every_scene_in_scenes_loads) {
+  const fs::path scenes = kSourceRoot / "scenes";
+  BOOST_REQUIRE(fs::is_directory(scenes));
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(scenes)) {
+    if (entry.path().extension() != ".json") continue;
+    BOOST_TEST_CONTEXT(entry.path().string()) {
+      const Scene scene = load_scene(entry.path().string());
+      BOOST_TEST(scene.steps > 0);
+      BOOST_TEST(!scene.world.bodies.empty());
+    }
+    ++count;
+  }
+  BOOST_TEST(count >= 3);
+}
+
+BOOST_AUTO_TEST_CASE(annotated_example_of_the_format_document_loads) {
+  std::ifstream in(kSourceRoot / "docs" / "scene-format.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string document = text.str();
+  const std::string open = "```jsonc\n";
+  const std::size_t begin = document.find(open);
+  BOOST_REQUIRE(begin != std::string::npos);
+  const std::size_t end = document.find("```", begin + open.size());
+  BOOST_REQUIRE(end != std::string::npos);
+  const json example =
+      json::parse(document.substr(begin + open.size(), end - begin - open.size()), nullptr, true,
+                  /*ignore_comments=*/true);
+  const Scene scene = parse_scene(example, "scene-format.md");
+  // 2 bodies, 5 walls, 200 beads, 5 pegs.
+  BOOST_TEST(scene.world.bodies.size() == 212u);
+  BOOST_TEST(scene.steps == 1000);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace moreau
