@@ -33,6 +33,29 @@ void NoTensionTrussOptions::validate() const {
     throw InputError("no-tension truss: initial_penalty must be > 0 and penalty_growth > 1");
 }
 
+namespace {
+
+// argmin_{y >= 0} w y^q + (y - v)^2 / 2 for q in (1, 2]: y = 0 when v <= 0, else the root in
+// (0, v] of w q y^(q-1) + y - v, which is concave and increasing: Newton from y = v lands left
+// of the root and then climbs to it monotonically; bisection guards the bracket.
+double power_law_prox(double v, double w, double q) {
+  if (v <= 0.0) return 0.0;
+  if (q == 2.0) return v / (1.0 + 2.0 * w);
+  double low = 0.0, high = v, y = v;
+  for (int k = 0; k < 100; ++k) {
+    const double residual = w * q * std::pow(y, q - 1.0) + y - v;
+    if (residual > 0.0) high = y; else low = y;
+    const double slope = w * q * (q - 1.0) * std::pow(y, q - 2.0) + 1.0;
+    double next = y - residual / slope;
+    if (!(next > low && next < high)) next = 0.5 * (low + high);
+    if (std::abs(next - y) <= 1e-16 * v) return next;
+    y = next;
+  }
+  return y;
+}
+
+}  // namespace
+
 NoTensionTrussStats solve_no_tension_truss(const NoTensionTrussProblem& problem,
                                            const NoTensionTrussOptions& options, VecX& f) {
   const auto start = std::chrono::steady_clock::now();
@@ -79,28 +102,32 @@ NoTensionTrussStats solve_no_tension_truss(const NoTensionTrussProblem& problem,
   double lipschitz = 1.0;
   VecX residual(a.rows());
 
-  auto lagrangian = [&](const VecX& g, VecX* gradient) -> double {
-    // L_A = sum c_i g_i^q - lambda^T (A g - b) + mu/2 |A g - b|^2.
+  // Smooth part of the augmented Lagrangian: -lambda^T (A g - b) + mu/2 |A g - b|^2.
+  auto smooth = [&](const VecX& g, VecX* gradient) -> double {
     const VecX c = a * g - b;
-    double value = coefficient.dot(g.array().pow(q).matrix()) - lambda.dot(c) + 0.5 * mu * c.squaredNorm();
-    if (gradient) {
-      *gradient = (q * coefficient.array() * g.array().pow(q - 1.0)).matrix() + a_transpose * (mu * c - lambda);
-    }
-    return value;
+    if (gradient) *gradient = a_transpose * (mu * c - lambda);
+    return -lambda.dot(c) + 0.5 * mu * c.squaredNorm();
   };
-
+  // The complementary energy sum_i c_i g_i^q (eq. 36) is separable: it goes into the proximal
+  // step, where its unbounded curvature at g = 0 (Hertzian q = 5/3) costs nothing.
+  SeparableTerm energy;
+  energy.value = [&](const VecX& g) { return coefficient.dot(g.array().pow(q).matrix()); };
+  energy.prox = [&](const VecX& v, double step, VecX& out) {
+    out.resize(v.size());
+    for (Eigen::Index i = 0; i < v.size(); ++i) out(i) = power_law_prox(v(i), step * coefficient(i), q);
+  };
   for (int k = 1; k <= options.max_outer_iterations; ++k) {
     stats.outer_iterations = k;
     BoundConstrainedOptions inner;
     inner.tolerance = std::max(omega, 0.1 * options.optimality_tolerance);
     inner.max_iterations = options.max_inner_iterations;
     inner.initial_lipschitz = lipschitz;
-    const BoundConstrainedStats inner_stats = minimize_nonnegative(lagrangian, x, inner);
+    const BoundConstrainedStats inner_stats = minimize_nonnegative(smooth, energy, x, inner);
     stats.inner_iterations += inner_stats.iterations;
     lipschitz = inner_stats.lipschitz;
     residual = a * x - b;
     stats.equilibrium_residual = residual.norm() / b_norm;
-    stats.optimality_residual = inner_stats.projected_gradient;
+    stats.optimality_residual = inner_stats.residual;
     if (stats.equilibrium_residual * b_norm <= eta) {
       if (stats.equilibrium_residual <= options.equilibrium_tolerance &&
           stats.optimality_residual <= options.optimality_tolerance) {

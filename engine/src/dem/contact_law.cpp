@@ -23,6 +23,10 @@ double PairLaw::tangent_stiffness(double overlap) const {
   return overlap <= 0.0 ? 0.0 : 1.5 * stiffness * std::sqrt(overlap / diameter);
 }
 
+double PairLaw::damping(double overlap) const {
+  return 2.0 * damping_ratio * std::sqrt(tangent_stiffness(overlap) * effective_mass);
+}
+
 PairLaw pair_law(const World& world, int body_a, int body_b, const DemMaterialLaw& law) {
   const RigidBody& a = world.bodies[body_a];
   const RigidBody& b = world.bodies[body_b];
@@ -48,9 +52,12 @@ PairLaw pair_law(const World& world, int body_a, int body_b, const DemMaterialLa
   double effective_mass;
   if (a.is_dynamic() && b.is_dynamic()) effective_mass = a.mass * b.mass / (a.mass + b.mass);
   else effective_mass = a.is_dynamic() ? a.mass : b.mass;
-  out.damping = 2.0 * law.damping_ratio * std::sqrt(out.stiffness * effective_mass);
+  out.effective_mass = effective_mass;
+  out.damping_ratio = law.damping_ratio;
   out.tangential_stiffness = law.tangential ? law.tangential_stiffness_ratio * out.stiffness : 0.0;
-  out.tangential_damping = law.tangential ? law.tangential_damping_ratio * out.damping : 0.0;
+  out.tangential_damping = law.tangential ? 2.0 * law.tangential_damping_ratio *
+                                                std::sqrt(out.tangential_stiffness * 2.0 / 7.0 * effective_mass)
+                                          : 0.0;
   out.friction = law.tangential ? world.friction.get(a.material, b.material) : 0.0;
   return out;
 }

@@ -114,12 +114,31 @@ double estimate_stable_time_step(const World& world, const DemOptions& options) 
   }
   double worst_omega_squared = 0.0;
   for (std::size_t i = 0; i < body_count; ++i) {
-    if (!world.bodies[i].is_dynamic() || diagonal[i].isZero()) continue;
+    const RigidBody& body = world.bodies[i];
+    if (!body.is_dynamic()) continue;
+    // A body with no neighbour yet will touch something: bound it at least by one contact
+    // against a wall of its own material at the reference force.
+    if (std::isfinite(curvature_radius(body.shape.geometry))) {
+      World probe;
+      probe.materials = {world.materials[body.material]};
+      probe.gravity = world.gravity;
+      RigidBody wall;
+      wall.motion = Motion::fixed;
+      wall.shape.geometry = HalfSpace{};
+      probe.bodies = {wall, body};
+      probe.bodies[1].material = 0;
+      const PairLaw law = pair_law(probe, 0, 1, options.law);
+      double overlap = force / law.stiffness;
+      if (law.law == NormalLaw::hertzian) overlap = std::pow(force * std::sqrt(law.diameter) / law.stiffness, 2.0 / 3.0);
+      worst_omega_squared = std::max(worst_omega_squared, (law.tangent_stiffness(overlap) + law.tangential_stiffness) / body.mass);
+    }
+    if (diagonal[i].isZero()) continue;
     const double lambda = Eigen::SelfAdjointEigenSolver<Mat3>(diagonal[i]).eigenvalues().maxCoeff();
     worst_omega_squared = std::max(worst_omega_squared, lambda + off_diagonal[i]);
   }
   if (worst_omega_squared == 0.0) return std::numeric_limits<double>::infinity();
-  const double zeta = options.law.damping_ratio;
+  // The tangential spring (k_t in k above) has its own damping ratio; the larger one bounds.
+  const double zeta = std::max(options.law.damping_ratio, options.law.tangential ? options.law.tangential_damping_ratio : 0.0);
   return 2.0 * (std::sqrt(zeta * zeta + 1.0) - zeta) / std::sqrt(worst_omega_squared);
 }
 
@@ -127,10 +146,6 @@ DemStepper::DemStepper(World& world, DemOptions options) : world_(world), option
   options_.validate();
   world_.validate();
   skin_ = default_skin(world_, options_);
-  stable_time_step_ = estimate_stable_time_step(world_, options_);
-  if (options_.time_step > stable_time_step_)
-    throw SimulationError("DEM: time step " + std::to_string(options_.time_step) +
-                          " s exceeds the stability estimate " + std::to_string(stable_time_step_) + " s");
   force_.assign(world_.bodies.size(), Vec6::Zero());
   rebuild_neighbours();
   compute_forces();
@@ -176,6 +191,12 @@ void DemStepper::rebuild_neighbours() {
   reference_position_.resize(world_.bodies.size());
   for (std::size_t i = 0; i < world_.bodies.size(); ++i) reference_position_[i] = world_.bodies[i].position;
   ++rebuilds_;
+  // The run checks its time step against the current neighbours at every rebuild.
+  stable_time_step_ = estimate_stable_time_step(world_, options_);
+  if (options_.time_step > stable_time_step_)
+    throw SimulationError("DEM: step " + std::to_string(step_count_) + ": time step " +
+                          std::to_string(options_.time_step) + " s exceeds the stability estimate " +
+                          std::to_string(stable_time_step_) + " s of the current neighbours");
 }
 
 void DemStepper::compute_forces() {
@@ -209,9 +230,11 @@ void DemStepper::compute_forces() {
       out.normal = c.normal;
       out.overlap = overlap;
       out.elastic_force = law.elastic_force(overlap);
-      // Silbert eq. 2-3; no attraction: a dry contact cannot pull (viscous tension at
-      // separation is cut off).
-      out.normal_force = std::max(0.0, out.elastic_force - law.damping * normal_speed);
+      // Silbert eq. 2-3, seed 000 eq. 24: elastic plus viscous, without a cut-off of the
+      // viscous pull while the grains still overlap; only then does gamma = 2 sqrt(k m*)
+      // give e_n = 0 (a cut-off would let a critically damped contact rebound at e^-2 v).
+      const double damping = law.damping(overlap);
+      out.normal_force = out.elastic_force - damping * normal_speed;
       Vec3 tangential_force = Vec3::Zero();
       if (law.tangential_stiffness > 0.0) {
         const Vec3 tangential_velocity = relative - normal_speed * c.normal;
@@ -221,12 +244,13 @@ void DemStepper::compute_forces() {
         s -= s.dot(c.normal) * c.normal;
         if (s.norm() > 0.0) s *= length / s.norm();
         s += dt * tangential_velocity;
-        tangential_force = -law.tangential_stiffness * s - law.tangential_damping * tangential_velocity;
-        const double cap = law.friction * out.normal_force;
+        const double tangential_damping = law.tangential_damping;
+        tangential_force = -law.tangential_stiffness * s - tangential_damping * tangential_velocity;
+        const double cap = law.friction * std::max(0.0, out.normal_force);
         if (tangential_force.norm() > cap) {
           // Sliding: the force sits on the Coulomb cone and the spring matches it.
           tangential_force *= cap / tangential_force.norm();
-          s = -(tangential_force + law.tangential_damping * tangential_velocity) / law.tangential_stiffness;
+          s = -(tangential_force + tangential_damping * tangential_velocity) / law.tangential_stiffness;
         }
       }
       out.force_on_b = out.normal_force * c.normal + tangential_force;

@@ -53,13 +53,15 @@ double polish(const TrigonometricPolynomial& s, double start) {
 }  // namespace
 
 double TrigonometricPolynomial::operator()(double alpha) const {
-  return constant + cos1 * std::cos(alpha) + sin1 * std::sin(alpha) + cos2 * std::cos(2.0 * alpha) +
-         sin2 * std::sin(2.0 * alpha);
+  double value, slope;
+  evaluate(*this, alpha, value, slope);
+  return value;
 }
 
 double TrigonometricPolynomial::derivative(double alpha) const {
-  return -cos1 * std::sin(alpha) + sin1 * std::cos(alpha) - 2.0 * cos2 * std::sin(2.0 * alpha) +
-         2.0 * sin2 * std::cos(2.0 * alpha);
+  double value, slope;
+  evaluate(*this, alpha, value, slope);
+  return slope;
 }
 
 double TrigonometricPolynomial::scale() const {

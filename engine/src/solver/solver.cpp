@@ -6,6 +6,7 @@
 
 #include "iteration_monitor.hpp"
 #include "moreau/core/error.hpp"
+#include "moreau/impact/block_solvers.hpp"
 #include "moreau/solver/apgd.hpp"
 #include "moreau/solver/projected_gauss_jacobi.hpp"
 #include "moreau/solver/projected_gauss_seidel.hpp"
@@ -77,12 +78,19 @@ void SolverOptions::validate(int contact_count) const {
   }
 }
 
-std::vector<std::string> solver_names() { return {"pgs", "pgj", "apgd"}; }
+std::vector<std::string> solver_names() {
+  return {"pgs", "pgj", "apgd", "md_gs", "md_jacobi", "md_blend"};
+}
 
 std::unique_ptr<ContactSolver> make_solver(const std::string& name, const SolverOptions& options) {
   if (name == "pgs") return std::make_unique<ProjectedGaussSeidel>(options);
   if (name == "pgj") return std::make_unique<ProjectedGaussJacobi>(options);
   if (name == "apgd") return std::make_unique<Apgd>(options);
+  // Maximum-dissipation impact model (seed 003): block solvers over the analytic
+  // single-contact solver; they take the cone problem's W, q and mu and ignore its friction model.
+  if (name == "md_gs") return std::make_unique<MaxDissipationGaussSeidel>(options);
+  if (name == "md_jacobi") return std::make_unique<MaxDissipationJacobi>(options);
+  if (name == "md_blend") return std::make_unique<MaxDissipationBlend>(options);
   std::string known;
   for (const std::string& candidate : solver_names()) {
     known += (known.empty() ? "" : ", ") + candidate;

@@ -30,7 +30,7 @@ struct DemContact {
   Vec3 point = Vec3::Zero();
   Vec3 normal = Vec3::UnitY();  // from a to b
   double overlap = 0.0;         // m
-  double normal_force = 0.0;    // N, >= 0, elastic + viscous
+  double normal_force = 0.0;    // N, elastic + viscous (may pull while a contact opens)
   double elastic_force = 0.0;   // N, the elastic part alone
   Vec3 force_on_b = Vec3::Zero();  // total contact force on b (normal + tangential), N
 };

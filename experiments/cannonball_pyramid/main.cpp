@@ -1,0 +1,357 @@
+// Cannonball pyramid, seed 000 Sec. 8.2-8.3: a square-based close-packed pyramid of spheres on
+// a fixed base layer, dropped and settled. Classic CD (APGD, PGS), compatible CD after each,
+// and penalty DEM are compared through the floor reaction under the base (Table 1).
+// Scene choices are in README.md.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "moreau/core/error.hpp"
+#include "moreau/dem/dem_stepper.hpp"
+#include "moreau/harness/results.hpp"
+#include "moreau/integrator/time_stepper.hpp"
+
+namespace {
+
+using namespace moreau;
+using Clock = std::chrono::steady_clock;
+
+constexpr double kRadius = 1.25e-3;        // 2.5 mm diameter, seed 000 Sec. 8.2
+constexpr double kDensity = 2000.0;        // kg/m^3
+constexpr double kModulus = 50e9;          // Pa, E0 (glass beads)
+constexpr double kPoisson = 0.22;          // soda-lime glass; not given in the paper
+constexpr double kGravity = 9.81;          // m/s^2
+constexpr double kCdTimeStep = 1e-3;       // s, seed 000 Sec. 8.2
+constexpr double kPublishedDemStep = 5e-7; // s, seed 000 Sec. 8.2
+
+enum class Variant { uniform_hookean, multi_species_hookean, uniform_hertzian };
+const char* variant_name(Variant v) {
+  switch (v) {
+    case Variant::uniform_hookean: return "uniform Hookean";
+    case Variant::multi_species_hookean: return "multi-species Hookean";
+    case Variant::uniform_hertzian: return "uniform Hertzian";
+  }
+  return "";
+}
+const char* variant_key(Variant v) {
+  switch (v) {
+    case Variant::uniform_hookean: return "hookean";
+    case Variant::multi_species_hookean: return "multispecies";
+    case Variant::uniform_hertzian: return "hertzian";
+  }
+  return "";
+}
+
+// Layer L (0 = fixed base) holds (n - L)^2 spheres in the hollows of the layer below, a
+// centre distance d/sqrt(2) higher; every layer starts 5% of a radius further up than at rest
+// (the spheres are "separated vertically from their neighbors by 5% of a radius").
+World pyramid_world(int base, Variant variant, std::vector<int>& base_bodies) {
+  World world;
+  world.dimension = Dimension::three;
+  world.gravity = Vec3(0.0, -kGravity, 0.0);
+  world.materials.clear();
+  // Relative stiffness k~ = E / E0; pair values follow in series (compatible_cd.hpp).
+  world.add_material({"E0", kDensity, kModulus, kPoisson, 1.0, 0.0});
+  world.add_material({"E1 = 5 E0", kDensity, 5.0 * kModulus, kPoisson, 5.0, 0.0});
+  const double d = 2.0 * kRadius;
+  const double mass = kDensity * 4.0 / 3.0 * M_PI * std::pow(kRadius, 3);
+  base_bodies.clear();
+  int index = 0;
+  for (int layer = 0; layer < base; ++layer) {
+    const int n = base - layer;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j, ++index) {
+        RigidBody sphere;
+        char name[48];
+        std::snprintf(name, sizeof name, "L%d_%d_%d", layer, i, j);
+        sphere.name = name;
+        sphere.motion = layer == 0 ? Motion::fixed : Motion::dynamic;
+        sphere.position = Vec3((i + 0.5 * layer) * d, kRadius + layer * (d / std::sqrt(2.0) + 0.05 * kRadius),
+                               (j + 0.5 * layer) * d);
+        sphere.mass = mass;
+        sphere.inertia_body = Mat3::Identity() * 0.4 * mass * kRadius * kRadius;
+        sphere.shape.geometry = Sphere{kRadius};
+        // Seed 000 Sec. 8.2.2: even global index E0, odd E1 = 5 E0.
+        sphere.material = (variant == Variant::multi_species_hookean && index % 2 == 1) ? 1 : 0;
+        world.add_body(sphere);
+        if (layer == 0) base_bodies.push_back(index);
+      }
+  }
+  return world;
+}
+
+// A contact force as the forces on body b (on a: the opposite).
+struct ForceRecord {
+  int body_a, body_b;
+  Vec3 point;
+  Vec3 force_on_b;
+};
+
+struct MethodResult {
+  std::string name;
+  std::vector<ForceRecord> forces;
+  VecX floor;  // transmitted vertical load per base sphere (same order as base_bodies)
+  double seconds = 0.0;
+  std::string note;
+};
+
+VecX floor_reaction(const std::vector<ForceRecord>& forces, const World& world, const std::vector<int>& base_bodies) {
+  std::map<int, int> slot;
+  for (std::size_t k = 0; k < base_bodies.size(); ++k) slot[base_bodies[k]] = static_cast<int>(k);
+  VecX floor = VecX::Zero(static_cast<Eigen::Index>(base_bodies.size()));
+  for (const ForceRecord& f : forces) {
+    // Downward load a dynamic sphere puts on a fixed base sphere.
+    if (slot.count(f.body_b) && world.bodies[f.body_a].is_dynamic()) floor(slot[f.body_b]) -= f.force_on_b.y();
+    if (slot.count(f.body_a) && world.bodies[f.body_b].is_dynamic()) floor(slot[f.body_a]) += f.force_on_b.y();
+  }
+  return floor;
+}
+
+double relative_error(const VecX& x, const VecX& reference) { return (x - reference).norm() / reference.norm(); }
+
+double max_force(const std::vector<ForceRecord>& forces) {
+  double largest = 0.0;
+  for (const ForceRecord& f : forces) largest = std::max(largest, f.force_on_b.norm());
+  return largest;
+}
+
+// Mirror asymmetry of the floor map about the pyramid's x mid-plane: zero for a symmetric
+// force distribution.
+double floor_asymmetry(const VecX& floor, int base) {
+  double diff = 0.0;
+  for (int i = 0; i < base; ++i)
+    for (int j = 0; j < base; ++j) diff += std::pow(floor(i * base + j) - floor((base - 1 - i) * base + j), 2);
+  return std::sqrt(diff) / floor.norm();
+}
+
+struct CdRun {
+  MethodResult classic;
+  MethodResult compatible;
+  NoTensionTrussStats truss;
+  long iterations = 0;
+  double final_speed = 0.0;
+};
+
+std::vector<ForceRecord> cd_forces(const StepReport& report, const VecX& impulses) {
+  std::vector<ForceRecord> out;
+  for (std::size_t i = 0; i < report.contacts.size(); ++i) {
+    const double f = impulses(static_cast<Eigen::Index>(i)) / kCdTimeStep;
+    if (f != 0.0)
+      out.push_back({report.contacts[i].body_a, report.contacts[i].body_b, report.contacts[i].point,
+                     f * report.contacts[i].normal});
+  }
+  return out;
+}
+
+CdRun run_cd(int base, Variant variant, const std::string& solver, long steps, double tolerance,
+             double truss_tolerance, const std::vector<int>& base_bodies) {
+  std::vector<int> ignored;
+  World world = pyramid_world(base, variant, ignored);
+  StepOptions options;
+  options.time_step = kCdTimeStep;
+  options.frictional = false;
+  options.collision.margin = 0.1 * kRadius;  // nearest neighbours only (next ones are 0.41 d away)
+  options.solver = solver;
+  options.solver_options.tolerance = tolerance;
+  options.solver_options.max_iterations = 200000;
+  options.solver_options.record_history = false;
+  TimeStepper stepper(world, options);
+  CdRun run;
+  const auto start = Clock::now();
+  for (long s = 0; s + 1 < steps; ++s) run.iterations += stepper.step().solver_stats.iterations;
+  const double classic_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  // Forces are read at the last step, with the compatible post-processing switched on there.
+  CompatibleOptions compatible;
+  compatible.enabled = true;
+  compatible.law = variant == Variant::uniform_hertzian ? ContactLaw::hertzian : ContactLaw::hookean;
+  compatible.truss.equilibrium_tolerance = truss_tolerance;
+  compatible.truss.optimality_tolerance = truss_tolerance;
+  stepper.set_compatible(compatible);
+  const StepReport& report = stepper.step();
+  run.iterations += report.solver_stats.iterations;
+  if (!report.solver_stats.converged)
+    std::cerr << solver << ": last step stopped (" << to_string(report.solver_stats.termination) << ") at merit "
+              << report.solver_stats.merit << "\n";
+  run.truss = report.compatible_stats;
+  run.classic.name = solver == "apgd" ? "APGD" : "PGS";
+  run.classic.forces = cd_forces(report, report.impulses);
+  run.classic.floor = floor_reaction(run.classic.forces, world, base_bodies);
+  run.classic.seconds = classic_seconds;
+  run.compatible.name = "compatible CD after " + run.classic.name;
+  run.compatible.forces = cd_forces(report, report.compatible_impulses);
+  run.compatible.floor = floor_reaction(run.compatible.forces, world, base_bodies);
+  run.compatible.seconds = report.compatible_stats.wall_seconds;
+  for (const RigidBody& b : world.bodies) run.final_speed = std::max(run.final_speed, b.linear_velocity.norm());
+  return run;
+}
+
+struct DemRun {
+  MethodResult result;
+  double time_step = 0.0;
+  double stable_estimate = 0.0;
+  long steps = 0;
+  double final_speed = 0.0;
+  double steps_per_second = 0.0;
+};
+
+DemRun run_dem(int base, Variant variant, const std::vector<int>& base_bodies) {
+  std::vector<int> ignored;
+  World world = pyramid_world(base, variant, ignored);
+  DemOptions options;
+  options.law.law = variant == Variant::uniform_hertzian ? NormalLaw::hertzian : NormalLaw::hookean;
+  options.law.damping_ratio = 1.0;  // gamma = 2 sqrt(k m), e_n = 0
+  options.law.tangential = false;   // frictionless, as the CD runs
+  DemRun run;
+  options.time_step = 1.0;
+  run.stable_estimate = estimate_stable_time_step(world, options);
+  // The published 5e-7 s where it is stable for our stiffness; otherwise 90% of the estimate.
+  options.time_step = std::min(kPublishedDemStep, 0.9 * run.stable_estimate);
+  run.time_step = options.time_step;
+  DemStepper dem(world, options);
+  // Settled when the floor reaction has stopped changing: checked every 1e-3 s of simulated
+  // time, to 1e-10 relative, after the top layer has had time to land.
+  const long check = static_cast<long>(std::ceil(1e-3 / options.time_step));
+  VecX previous;
+  const auto start = Clock::now();
+  for (;;) {
+    for (long s = 0; s < check; ++s) dem.step();
+    std::vector<ForceRecord> forces;
+    for (const DemContact& c : dem.contacts())
+      forces.push_back({c.body_a, c.body_b, c.point, c.elastic_force * c.normal});
+    const VecX floor = floor_reaction(forces, world, base_bodies);
+    const bool settled = previous.size() == floor.size() && relative_error(floor, previous) < 1e-10;
+    previous = floor;
+    if ((settled && world.time > 0.02) || world.time > 1.0) {
+      run.result.forces = std::move(forces);
+      run.result.floor = floor;
+      break;
+    }
+  }
+  run.result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  run.result.name = "DEM";
+  run.steps = dem.steps_taken();
+  run.steps_per_second = run.steps / run.result.seconds;
+  run.final_speed = dem.max_speed();
+  return run;
+}
+
+void write_forces(std::ofstream& out, const std::string& variant, const MethodResult& m, const World& world) {
+  for (const ForceRecord& f : m.forces) {
+    const Vec3& a = world.bodies[f.body_a].position;
+    const Vec3& b = world.bodies[f.body_b].position;
+    out << variant << "," << m.name << "," << f.body_a << "," << f.body_b << "," << a.x() << "," << a.y() << ","
+        << a.z() << "," << b.x() << "," << b.y() << "," << b.z() << "," << f.force_on_b.norm() << "\n";
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const ExperimentArguments args = ExperimentArguments::parse(argc, argv, "cannonball_pyramid");
+    ExperimentResults results("cannonball_pyramid", args.scale, Reference::load(args.reference_directory));
+    // Published scale: 20 spheres along the base (2,870 spheres); quick: 6 (91 spheres).
+    const int base = args.full() ? 20 : 6;
+    // Settling: the top layer falls ~(base - 1) * 0.05 r; 0.1 s of CD leaves every scale at rest.
+    const long cd_steps = 100;
+    const double cd_tolerance = 1e-10;
+    const double truss_tolerance = 1e-10;
+    std::vector<int> base_bodies;
+    const World reference_world = pyramid_world(base, Variant::uniform_hookean, base_bodies);
+    results.measure("spheres", static_cast<double>(reference_world.bodies.size()), "");
+    results.measure("base edge", base, "spheres");
+
+    std::ofstream floor_csv(args.output_directory + "/floor.csv");
+    floor_csv.precision(17);
+    floor_csv << "variant,method,base_index,x,z,load\n";
+    std::ofstream tolerance_csv(args.output_directory + "/tolerance_error.csv");
+    tolerance_csv.precision(10);
+    tolerance_csv << "variant,tolerance,error\n";
+    std::ofstream contact_csv(args.output_directory + "/contacts.csv");
+    contact_csv.precision(10);
+    contact_csv << "variant,method,body_a,body_b,ax,ay,az,bx,by,bz,force\n";
+
+    for (Variant variant : {Variant::uniform_hookean, Variant::uniform_hertzian, Variant::multi_species_hookean}) {
+      const std::string key = variant_key(variant);
+      const std::string label = variant_name(variant);
+      std::cout << "== " << label << "\n" << std::flush;
+      const DemRun dem = run_dem(base, variant, base_bodies);
+      std::cout << "   DEM: " << dem.steps << " steps of " << dem.time_step << " s, " << dem.result.seconds << " s\n"
+                << std::flush;
+      const CdRun apgd = run_cd(base, variant, "apgd", cd_steps, cd_tolerance, truss_tolerance, base_bodies);
+      std::cout << "   APGD: " << apgd.classic.seconds << " s, compatible CD " << apgd.truss.wall_seconds << " s\n"
+                << std::flush;
+      const CdRun pgs = run_cd(base, variant, "pgs", cd_steps, cd_tolerance, truss_tolerance, base_bodies);
+      std::cout << "   PGS: " << pgs.classic.seconds << " s, compatible CD " << pgs.truss.wall_seconds << " s\n"
+                << std::flush;
+
+      const VecX& reference = dem.result.floor;
+      results.check(key + "_apgd_floor_error", relative_error(apgd.classic.floor, reference), "||F_APGD - F_DEM|| / ||F_DEM||");
+      results.check(key + "_pgs_floor_error", relative_error(pgs.classic.floor, reference), "||F_PGS - F_DEM|| / ||F_DEM||");
+      results.check(key + "_compatible_floor_error", relative_error(apgd.compatible.floor, reference),
+                    "compatible CD after APGD vs DEM");
+      results.check(key + "_compatible_after_pgs_floor_error", relative_error(pgs.compatible.floor, reference),
+                    "compatible CD after PGS vs DEM");
+      results.check(key + "_compatible_pgs_equals_apgd",
+                    relative_error(pgs.compatible.floor, apgd.compatible.floor),
+                    "||F_compat(PGS) - F_compat(APGD)|| / ||F_compat(APGD)||");
+      if (variant == Variant::uniform_hookean) {
+        const double dem_max = max_force(dem.result.forces);
+        results.check("apgd_max_force_overprediction", max_force(apgd.classic.forces) / dem_max - 1.0,
+                      "largest APGD contact force / largest DEM contact force - 1");
+        results.check("pgs_max_force_overprediction", max_force(pgs.classic.forces) / dem_max - 1.0,
+                      "largest PGS contact force / largest DEM contact force - 1");
+        results.check("pgs_breaks_symmetry", floor_asymmetry(pgs.classic.floor, base), "mirror asymmetry of the PGS floor map");
+        results.check("dem_floor_symmetric", floor_asymmetry(dem.result.floor, base), "mirror asymmetry of the DEM floor map");
+      }
+      results.check(key + "_static", dem.final_speed < 1e-6 && apgd.final_speed < 1e-6 && pgs.final_speed < 1e-6,
+                    "largest sphere speed below 1e-6 m/s at the end of every run");
+
+      results.measure(label + ": DEM time step", dem.time_step, "s");
+      results.measure(label + ": DEM stability estimate", dem.stable_estimate, "s");
+      results.measure(label + ": DEM steps to settle", static_cast<double>(dem.steps), "");
+      results.measure(label + ": DEM steps per second", dem.steps_per_second, "1/s");
+      results.measure(label + ": DEM wall time", dem.result.seconds, "s");
+      for (const CdRun* run : {&apgd, &pgs}) {
+        results.measure(label + ": " + run->classic.name + " wall time (" + std::to_string(cd_steps) + " steps)",
+                        run->classic.seconds, "s");
+        results.measure(label + ": " + run->classic.name + " iterations over the run", static_cast<double>(run->iterations), "");
+        results.measure(label + ": compatible CD after " + run->classic.name + " wall time", run->truss.wall_seconds, "s");
+        results.measure(label + ": compatible CD after " + run->classic.name + " APGD iterations",
+                        run->truss.inner_iterations, "");
+        results.measure(label + ": compatible CD after " + run->classic.name + " equilibrium residual",
+                        run->truss.equilibrium_residual, "");
+      }
+      // The paper attributes its ~2e-5 to solver tolerances: the same APGD + compatible CD run
+      // with both tolerances (CD merit and truss residuals) set to each value.
+      for (double tolerance : {1e-2, 1e-3, 1e-4, 1e-6, 1e-8, 1e-10}) {
+        const CdRun run = run_cd(base, variant, "apgd", cd_steps, tolerance, tolerance, base_bodies);
+        const double error = relative_error(run.compatible.floor, reference);
+        tolerance_csv << label << "," << tolerance << "," << error << "\n";
+        char name[96];
+        std::snprintf(name, sizeof name, "%s: compatible CD error at tolerance %.0e", label.c_str(), tolerance);
+        results.measure(name, error, "");
+      }
+      for (const MethodResult* m : {&dem.result, &apgd.classic, &pgs.classic, &apgd.compatible, &pgs.compatible}) {
+        for (std::size_t k = 0; k < base_bodies.size(); ++k) {
+          const Vec3& p = reference_world.bodies[base_bodies[k]].position;
+          floor_csv << label << "," << m->name << "," << k << "," << p.x() << "," << p.z() << "," << m->floor(k) << "\n";
+        }
+        write_forces(contact_csv, label, *m, reference_world);
+      }
+    }
+    results.add_file("floor.csv", "raw");
+    results.add_file("contacts.csv", "raw");
+    results.add_file("tolerance_error.csv", "raw");
+    results.write(args.output_directory);
+    return results.exit_code();
+  } catch (const std::exception& e) {
+    std::cerr << "cannonball_pyramid: error: " << e.what() << "\n";
+    return 2;
+  }
+}

@@ -1,0 +1,125 @@
+#define BOOST_TEST_MODULE dem
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+
+#include "moreau/core/error.hpp"
+#include "moreau/dem/dem_stepper.hpp"
+
+using namespace moreau;
+
+namespace {
+
+constexpr double kRadius = 0.01, kDensity = 2500.0, kModulus = 1e8, kPoisson = 0.3;
+
+World sphere_above_floor(double height, double mu) {
+  World world;
+  world.gravity = Vec3(0.0, -9.81, 0.0);
+  world.materials.clear();
+  world.add_material({"glass", kDensity, kModulus, kPoisson, 1.0, 0.0});
+  world.friction = FrictionTable(mu);
+  RigidBody floor;
+  floor.motion = Motion::fixed;
+  floor.shape.geometry = HalfSpace{Vec3::UnitY()};
+  world.add_body(floor);
+  RigidBody s;
+  s.mass = kDensity * 4.0 / 3.0 * M_PI * std::pow(kRadius, 3);
+  s.inertia_body = Mat3::Identity() * 0.4 * s.mass * kRadius * kRadius;
+  s.shape.geometry = Sphere{kRadius};
+  s.position = Vec3(0.0, kRadius + height, 0.0);
+  world.add_body(s);
+  return world;
+}
+
+DemOptions options_for(World& world, NormalLaw law, bool tangential) {
+  DemOptions options;
+  options.law.law = law;
+  options.law.tangential = tangential;
+  options.time_step = 1.0;
+  options.time_step = 0.5 * estimate_stable_time_step(world, options);
+  return options;
+}
+
+}  // namespace
+
+// Hertz: F = 4/3 E* sqrt(R*) delta^(3/2), E* = E / (1 - nu^2) against a rigid... here the
+// floor has the same material, so 1/E* = 2 (1 - nu^2) / E and R* = R. At rest F = m g.
+BOOST_AUTO_TEST_CASE(RestingSphereOverlapFollowsHertz) {
+  World world = sphere_above_floor(0.0, 0.0);
+  DemStepper dem(world, options_for(world, NormalLaw::hertzian, false));
+  while (world.time < 0.05) dem.step();
+  const auto contacts = dem.contacts();
+  BOOST_TEST_REQUIRE(contacts.size() == 1u);
+  const double weight = world.bodies[1].mass * 9.81;
+  const double effective_modulus = kModulus / (2.0 * (1.0 - kPoisson * kPoisson));
+  const double overlap = std::pow(weight / (4.0 / 3.0 * effective_modulus * std::sqrt(kRadius)), 2.0 / 3.0);
+  // Static to rounding after 0.05 s of critically damped settling.
+  BOOST_TEST(std::abs(contacts[0].elastic_force - weight) <= 1e-9 * weight);
+  BOOST_TEST(std::abs(contacts[0].overlap - overlap) <= 1e-9 * overlap);
+}
+
+// Hookean: k_n = 4/3 E* sqrt(R* d) with d = 2R for a sphere on a wall; overlap m g / k_n.
+BOOST_AUTO_TEST_CASE(RestingSphereOverlapFollowsHooke) {
+  World world = sphere_above_floor(0.0, 0.0);
+  DemStepper dem(world, options_for(world, NormalLaw::hookean, false));
+  while (world.time < 0.05) dem.step();
+  const auto contacts = dem.contacts();
+  BOOST_TEST_REQUIRE(contacts.size() == 1u);
+  const double weight = world.bodies[1].mass * 9.81;
+  const double effective_modulus = kModulus / (2.0 * (1.0 - kPoisson * kPoisson));
+  const double stiffness = 4.0 / 3.0 * effective_modulus * std::sqrt(kRadius * 2.0 * kRadius);
+  BOOST_TEST(std::abs(contacts[0].overlap - weight / stiffness) <= 1e-9 * weight / stiffness);
+}
+
+// Critical damping (gamma = 2 sqrt(k m), seed 000 Sec. 8.2) means e_n = 0: a dropped sphere
+// never leaves the floor again. (While it recovers its overlap it moves up at up to e^-2 of
+// the impact speed, the critically damped x(t) = -v0 t e^(-w t), but stays in contact.)
+BOOST_AUTO_TEST_CASE(CriticallyDampedImpactDoesNotRebound) {
+  World world = sphere_above_floor(0.05, 0.0);
+  World resting = sphere_above_floor(0.0, 0.0);
+  DemStepper dem(world, options_for(resting, NormalLaw::hookean, false));
+  bool touched = false, separated = false;
+  while (world.time < 0.3) {
+    dem.step();
+    const bool touching = !dem.contacts().empty();
+    separated = separated || (touched && !touching);
+    touched = touched || touching;
+  }
+  BOOST_TEST(touched);
+  BOOST_TEST(!separated);
+}
+
+// Cundall-Strack with Coulomb cap: a sphere launched sliding decelerates at mu g until it
+// rolls, then rolls at 5/7 of its initial speed (v r omega = v), as in seed 004 Sec. 4.1.
+BOOST_AUTO_TEST_CASE(SlidingSphereRollsAtFiveSevenths) {
+  const double mu = 0.4, v0 = 0.5;
+  World world = sphere_above_floor(0.0, mu);
+  DemOptions options = options_for(world, NormalLaw::hookean, true);
+  // Critically damped tangential spring: an undamped Cundall-Strack spring keeps the rolling
+  // contact point oscillating (elastic stick) at ~1e-3 v0 forever.
+  options.law.tangential_damping_ratio = 1.0;
+  DemStepper settle(world, options);
+  while (world.time < 0.02) settle.step();
+  world.bodies[1].linear_velocity = Vec3(v0, 0.0, 0.0);
+  const double t_roll = 2.0 * v0 / (7.0 * mu * 9.81);
+  const double start = world.time;
+  while (world.time < start + 3.0 * t_roll) settle.step();
+  const RigidBody& s = world.bodies[1];
+  // The tangential spring adds an elastic stick phase of ~1e-5 m; 1e-3 relative covers it.
+  BOOST_TEST(std::abs(s.linear_velocity.x() - 5.0 / 7.0 * v0) <= 1e-3 * v0);
+  BOOST_TEST(std::abs(s.angular_velocity.z() * kRadius + s.linear_velocity.x()) <= 1e-3 * v0);
+}
+
+BOOST_AUTO_TEST_CASE(UnstableTimeStepIsRefused) {
+  World world = sphere_above_floor(0.0, 0.0);
+  DemOptions options = options_for(world, NormalLaw::hookean, false);
+  options.time_step *= 10.0;
+  BOOST_CHECK_THROW(DemStepper(world, options), SimulationError);
+}
+
+BOOST_AUTO_TEST_CASE(MissingModulusIsRefused) {
+  World world = sphere_above_floor(0.0, 0.0);
+  world.materials[0].youngs_modulus = 0.0;
+  DemOptions options;
+  options.time_step = 1e-7;
+  BOOST_CHECK_THROW(DemStepper(world, options), InputError);
+}
