@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "moreau/core/error.hpp"
+#include "fclib_command.hpp"
 #include "run.hpp"
 
 // The project version; cli/CMakeLists.txt may pass PROJECT_VERSION instead.
@@ -35,6 +36,9 @@ int main(int argc, char** argv) {
   run->add_option_function<std::string>(
       "-s,--solver", [&](const std::string& value) { overrides.solver = value; },
       "Contact solver (replaces solver.name of the scene; see `moreau solvers`)");
+  run->add_option_function<std::string>(
+      "-m,--method", [&](const std::string& value) { overrides.method = value; },
+      "Time stepper: cd or dem (replaces method of the scene)");
   run->add_flag("-q,--quiet", overrides.quiet,
                 "No progress lines and no final summary line (warnings and errors still "
                 "print)");
@@ -48,6 +52,7 @@ int main(int argc, char** argv) {
   check->add_option("SCENE", check_path, "Scene file (JSON)")->required();
 
   CLI::App* solvers = app.add_subcommand("solvers", "List the contact solvers by name");
+  moreau::cli::add_fclib_command(app);
 
   try {
     app.parse(argc, argv);

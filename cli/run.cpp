@@ -11,6 +11,7 @@
 #include <optional>
 #include <system_error>
 
+#include "moreau/collision/contact.hpp"
 #include "moreau/core/error.hpp"
 #include "moreau/io/csv_writer.hpp"
 #include "moreau/io/scene.hpp"
@@ -87,18 +88,49 @@ std::string failure_text(const StepReport& report, const std::string& solver) {
          short_number(stats.merit) + " (tolerance " + short_number(stats.tolerance) + ")";
 }
 
-void write_summary(const std::filesystem::path& path, const Scene& scene,
-                   const RunStatistics& stats, double wall_seconds, const std::string& status,
-                   const std::string& error) {
+// The contacts after a DEM step as a StepReport, so that the CSV and VTK writers and the run
+// statistics serve both methods: "impulses" are the forces on b times the time step in the
+// frame (n, t1, t2), the normal row being DemContact::normal_force (elastic + viscous).
+void fill_dem_report(StepReport& report, const std::vector<DemContact>& contacts,
+                     const World& world, long step, double time_step) {
+  report.step = step;
+  report.time = world.time;
+  report.rows_per_contact = 3;
+  report.contacts.clear();
+  report.impulses.resize(3 * static_cast<long>(contacts.size()));
+  for (std::size_t i = 0; i < contacts.size(); ++i) {
+    const DemContact& dem = contacts[i];
+    Contact contact;
+    contact.body_a = dem.body_a;
+    contact.body_b = dem.body_b;
+    contact.point = dem.point;
+    contact.normal = dem.normal;
+    contact.gap = -dem.overlap;
+    complete_frame(contact, world.dimension);
+    report.impulses.segment<3>(3 * static_cast<long>(i)) << time_step * dem.normal_force,
+        time_step * dem.force_on_b.dot(contact.tangent1),
+        time_step * dem.force_on_b.dot(contact.tangent2);
+    report.contacts.push_back(contact);
+  }
+}
+
+void write_summary(const std::filesystem::path& path, const Scene& scene, double time_step,
+                   long steps_requested, const RunStatistics& stats, double wall_seconds,
+                   const std::string& status, const std::string& error) {
+  const bool cd = scene.method == Method::cd;
   nlohmann::json summary = {
       {"scene", scene.source},
       {"status", status},
+      {"method", to_string(scene.method)},
       {"dimension", static_cast<int>(scene.world.dimension)},
       {"bodies", scene.world.bodies.size()},
-      {"solver", scene.step.solver},
-      {"tolerance", scene.step.solver_options.tolerance},
-      {"time_step", scene.step.time_step},
-      {"steps_requested", scene.steps},
+      // A DEM run has no contact solver.
+      {"solver", cd ? nlohmann::json(scene.step.solver) : nlohmann::json(nullptr)},
+      {"tolerance",
+       cd ? nlohmann::json(scene.step.solver_options.tolerance) : nlohmann::json(nullptr)},
+      {"compatible", cd && scene.step.compatible.enabled},
+      {"time_step", time_step},
+      {"steps_requested", steps_requested},
       {"steps", stats.steps_completed},
       {"simulated_time", scene.world.time},
       {"wall_seconds", wall_seconds},
@@ -131,20 +163,29 @@ void write_summary(const std::filesystem::path& path, const Scene& scene,
 
 // The time left is estimated from the rate since the previous line, not the mean rate: the
 // cost of a step grows as a granular packing forms.
-void print_progress(long step, long total, const StepReport& report, double recent_rate) {
+// A DEM step has no solver, so its line leaves out iterations and merit.
+void print_progress(long step, long total, const StepReport& report, bool solver,
+                    double recent_rate) {
   std::cerr << "moreau: step " << step << '/' << total << " ("
             << short_number(100.0 * static_cast<double>(step) / static_cast<double>(total))
-            << "%), t = " << short_number(report.time) << " s, contacts " << report.contacts.size()
-            << ", iterations " << report.solver_stats.iterations << ", merit "
-            << short_number(report.solver_stats.merit) << ", " << short_number(recent_rate)
-            << " steps/s, about " << short_number(static_cast<double>(total - step) / recent_rate)
-            << " s left\n";
+            << "%), t = " << short_number(report.time) << " s, contacts " << report.contacts.size();
+  if (solver)
+    std::cerr << ", iterations " << report.solver_stats.iterations << ", merit "
+              << short_number(report.solver_stats.merit);
+  std::cerr << ", " << short_number(recent_rate) << " steps/s, about "
+            << short_number(static_cast<double>(total - step) / recent_rate) << " s left\n";
 }
 
 }  // namespace
 
 void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
   Scene scene = load_scene(scene_path);
+  if (overrides.method) {
+    if (*overrides.method != "cd" && *overrides.method != "dem")
+      throw InputError("--method: unknown method \"" + *overrides.method +
+                       "\"; expected one of: cd, dem");
+    scene.method = *overrides.method == "cd" ? Method::cd : Method::dem;
+  }
   if (overrides.solver) {
     const std::vector<std::string> names = solver_names();
     if (std::find(names.begin(), names.end(), *overrides.solver) == names.end()) {
@@ -160,6 +201,15 @@ void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
       throw InputError("--steps: must be >= 0, got " + std::to_string(*overrides.steps));
     scene.steps = *overrides.steps;
   }
+  // Checked here as well as at load time: --method dem may have switched a CD scene.
+  std::optional<DemRun> dem;
+  if (scene.method == Method::dem) {
+    dem = dem_run(scene);
+    if (overrides.steps) dem->steps = *overrides.steps;
+  }
+  const long total_steps = dem ? dem->steps : scene.steps;
+  const double dt = dem ? dem->options.time_step : scene.step.time_step;
+  const bool compatible = !dem && scene.step.compatible.enabled;
   if (overrides.output_directory) scene.output.directory = *overrides.output_directory;
   const bool progress = scene.output.progress && !overrides.quiet;
 
@@ -171,10 +221,21 @@ void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
                      ": cannot create the output directory: " + error.message());
 
   World& world = scene.world;
-  const double dt = scene.step.time_step;
-  TimeStepper stepper(world, scene.step);
+  std::optional<TimeStepper> cd_stepper;
+  std::optional<DemStepper> dem_stepper;
+  if (dem)
+    dem_stepper.emplace(world, dem->options);
+  else
+    cd_stepper.emplace(world, scene.step);
+  StepReport dem_report;
+  auto advance = [&](long step) -> const StepReport& {
+    if (cd_stepper) return cd_stepper->step();
+    dem_stepper->step();
+    fill_dem_report(dem_report, dem_stepper->contacts(), world, step, dt);
+    return dem_report;
+  };
   std::optional<CsvWriter> csv;
-  if (scene.output.csv) csv.emplace(directory, world.dimension);
+  if (scene.output.csv) csv.emplace(directory, world.dimension, compatible);
   std::optional<VtkWriter> vtk;
   if (scene.output.vtk) vtk.emplace(directory);
   auto write_output = [&](long step, const StepReport* report) {
@@ -192,13 +253,13 @@ void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
   std::string status = "failed";
   try {
     write_output(0, nullptr);
-    for (long step = 1; step <= scene.steps; ++step) {
-      const StepReport& report = stepper.step();
+    for (long step = 1; step <= total_steps; ++step) {
+      const StepReport& report = advance(step);
       stats.record(step, report);
       const bool failed = !solver_succeeded(report.solver_stats);
       const bool stop = failed && scene.on_solver_failure == SolverFailurePolicy::stop;
       // The state of a step that stops the run is written too: it is the one to look at.
-      if (step % scene.output.every == 0 || step == scene.steps || stop)
+      if (step % scene.output.every == 0 || step == total_steps || stop)
         write_output(step, &report);
       if (failed) {
         const std::string solver =
@@ -214,10 +275,10 @@ void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
           std::cerr << "moreau: warning: further steps that do not converge are only counted "
                        "(summary.json)\n";
       }
-      if (progress && step < scene.steps) {
+      if (progress && step < total_steps) {
         const double interval = seconds_since(last_progress);
         if (interval >= kProgressInterval) {
-          print_progress(step, scene.steps, report,
+          print_progress(step, total_steps, report, !dem,
                          static_cast<double>(step - last_progress_step) / interval);
           last_progress = Clock::now();
           last_progress_step = step;
@@ -226,17 +287,24 @@ void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
     }
   } catch (const SimulationError& e) {
     if (csv) csv->flush();
-    write_summary(directory / "summary.json", scene, stats, seconds_since(start), status, e.what());
+    write_summary(directory / "summary.json", scene, dt, total_steps, stats, seconds_since(start),
+                  status, e.what());
     throw;
   }
   if (csv) csv->flush();
   const double wall = seconds_since(start);
-  write_summary(directory / "summary.json", scene, stats, wall, "completed", "");
-  if (!overrides.quiet)
-    std::cout << "moreau: " << stats.steps_completed << " steps in " << short_number(wall) << " s ("
-              << short_number(static_cast<double>(stats.steps_completed) / wall) << " steps/s), "
-              << stats.non_converged_steps << " not converged, max merit "
-              << short_number(stats.max_merit) << "; output in " << directory.string() << '\n';
+  write_summary(directory / "summary.json", scene, dt, total_steps, stats, wall, "completed", "");
+  if (!overrides.quiet) {
+    std::cout << "moreau: " << stats.steps_completed << (dem ? " DEM" : "") << " steps in "
+              << short_number(wall) << " s ("
+              << short_number(static_cast<double>(stats.steps_completed) / wall) << " steps/s), ";
+    if (dem)
+      std::cout << "time step " << short_number(dt) << " s";
+    else
+      std::cout << stats.non_converged_steps << " not converged, max merit "
+                << short_number(stats.max_merit);
+    std::cout << "; output in " << directory.string() << '\n';
+  }
 }
 
 void check_scene(const std::string& scene_path) {
@@ -259,7 +327,17 @@ void check_scene(const std::string& scene_path) {
             << " s), solver " << scene.step.solver << " (tolerance "
             << short_number(solver.tolerance) << ", at most " << solver.max_iterations
             << " iterations, on failure " << to_string(scene.on_solver_failure) << ")\n"
-            << "  output: " << scene.output.directory << " every " << scene.output.every
+            << "  method " << to_string(scene.method)
+            << (scene.method == Method::cd && scene.step.compatible.enabled
+                    ? ", compatible CD forces"
+                    : "")
+            << '\n';
+  if (scene.method == Method::dem) {
+    const DemRun dem = dem_run(scene);
+    std::cout << "  DEM: " << dem.steps << " steps of " << short_number(dem.options.time_step)
+              << " s\n";
+  }
+  std::cout << "  output: " << scene.output.directory << " every " << scene.output.every
             << " steps (" << (scene.output.csv ? "csv" : "no csv") << ", "
             << (scene.output.vtk ? "vtk" : "no vtk") << ")\n";
 }

@@ -10,12 +10,14 @@ struct RunOverrides {
   std::optional<std::string> output_directory;
   std::optional<long> steps;
   std::optional<std::string> solver;
+  std::optional<std::string> method;  // "cd" or "dem"
   bool quiet = false;  // no progress lines, no final summary line (warnings still print)
 };
 
-// `moreau run`: loads the scene, steps it, writes CSV/VTK every output.every steps and
-// summary.json at the end. Throws InputError (bad scene or option) or SimulationError (a
-// state that is not finite, or a solver failure under solver.on_failure = "stop").
+// `moreau run`: loads the scene, steps it with its method (CD or DEM), writes CSV/VTK every
+// output.every steps and summary.json at the end. Under DEM, `steps` replaces the DEM step count.
+// Throws InputError (bad scene or option) or SimulationError (a state that is not finite, or a
+// solver failure under solver.on_failure = "stop").
 void run_scene(const std::string& scene_path, const RunOverrides& overrides);
 
 // `moreau check`: loads and validates the scene and prints what it holds, without running.

@@ -50,7 +50,12 @@ def experiment_section(name, directory, report_dir):
         measured = c["measured"]
         if c["comparison"] == "holds":
             measured = "true" if measured == 1 else "false"
-        result = "pass" if c["passed"] else "**FAIL**"
+        if c["passed"]:
+            result = "pass"
+        elif c.get("known_difference"):
+            result = "differs (known): " + c["known_difference"]
+        else:
+            result = "**FAIL**"
         lines.append(f"| {c['name']}: {c['statement']} | {fmt(published)} | {fmt(measured)} | "
                      f"{c['comparison']} | {fmt(c['tolerance'])} | {c['source']} | {result} |")
     lines.append("")

@@ -14,6 +14,7 @@ packages=(
   libboost-test-dev       # unit tests (Boost.Test)
   nlohmann-json3-dev      # scene files and results.json
   libcli11-dev            # command-line parsing of `moreau`
+  libhdf5-dev             # FCLIB problem files (HDF5)
   python3-matplotlib python3-numpy   # figures of the report (scripts/)
 )
 missing=()

@@ -21,28 +21,34 @@ namespace {
 using namespace moreau;
 using Clock = std::chrono::steady_clock;
 
-constexpr double kRadius = 1.25e-3;        // 2.5 mm diameter, seed 000 Sec. 8.2
-constexpr double kDensity = 2000.0;        // kg/m^3
-constexpr double kModulus = 50e9;          // Pa, E0 (glass beads)
-constexpr double kPoisson = 0.22;          // soda-lime glass; not given in the paper
-constexpr double kGravity = 9.81;          // m/s^2
-constexpr double kCdTimeStep = 1e-3;       // s, seed 000 Sec. 8.2
-constexpr double kPublishedDemStep = 5e-7; // s, seed 000 Sec. 8.2
+constexpr double kRadius = 1.25e-3;         // 2.5 mm diameter, seed 000 Sec. 8.2
+constexpr double kDensity = 2000.0;         // kg/m^3
+constexpr double kModulus = 50e9;           // Pa, E0 (glass beads)
+constexpr double kPoisson = 0.22;           // soda-lime glass; not given in the paper
+constexpr double kGravity = 9.81;           // m/s^2
+constexpr double kCdTimeStep = 1e-3;        // s, seed 000 Sec. 8.2
+constexpr double kPublishedDemStep = 5e-7;  // s, seed 000 Sec. 8.2
 
 enum class Variant { uniform_hookean, multi_species_hookean, uniform_hertzian };
 const char* variant_name(Variant v) {
   switch (v) {
-    case Variant::uniform_hookean: return "uniform Hookean";
-    case Variant::multi_species_hookean: return "multi-species Hookean";
-    case Variant::uniform_hertzian: return "uniform Hertzian";
+    case Variant::uniform_hookean:
+      return "uniform Hookean";
+    case Variant::multi_species_hookean:
+      return "multi-species Hookean";
+    case Variant::uniform_hertzian:
+      return "uniform Hertzian";
   }
   return "";
 }
 const char* variant_key(Variant v) {
   switch (v) {
-    case Variant::uniform_hookean: return "hookean";
-    case Variant::multi_species_hookean: return "multispecies";
-    case Variant::uniform_hertzian: return "hertzian";
+    case Variant::uniform_hookean:
+      return "hookean";
+    case Variant::multi_species_hookean:
+      return "multispecies";
+    case Variant::uniform_hertzian:
+      return "hertzian";
   }
   return "";
 }
@@ -71,8 +77,9 @@ World pyramid_world(int base, Variant variant, std::vector<int>& base_bodies) {
         std::snprintf(name, sizeof name, "L%d_%d_%d", layer, i, j);
         sphere.name = name;
         sphere.motion = layer == 0 ? Motion::fixed : Motion::dynamic;
-        sphere.position = Vec3((i + 0.5 * layer) * d, kRadius + layer * (d / std::sqrt(2.0) + 0.05 * kRadius),
-                               (j + 0.5 * layer) * d);
+        sphere.position =
+            Vec3((i + 0.5 * layer) * d, kRadius + layer * (d / std::sqrt(2.0) + 0.05 * kRadius),
+                 (j + 0.5 * layer) * d);
         sphere.mass = mass;
         sphere.inertia_body = Mat3::Identity() * 0.4 * mass * kRadius * kRadius;
         sphere.shape.geometry = Sphere{kRadius};
@@ -100,19 +107,24 @@ struct MethodResult {
   std::string note;
 };
 
-VecX floor_reaction(const std::vector<ForceRecord>& forces, const World& world, const std::vector<int>& base_bodies) {
+VecX floor_reaction(const std::vector<ForceRecord>& forces, const World& world,
+                    const std::vector<int>& base_bodies) {
   std::map<int, int> slot;
   for (std::size_t k = 0; k < base_bodies.size(); ++k) slot[base_bodies[k]] = static_cast<int>(k);
   VecX floor = VecX::Zero(static_cast<Eigen::Index>(base_bodies.size()));
   for (const ForceRecord& f : forces) {
     // Downward load a dynamic sphere puts on a fixed base sphere.
-    if (slot.count(f.body_b) && world.bodies[f.body_a].is_dynamic()) floor(slot[f.body_b]) -= f.force_on_b.y();
-    if (slot.count(f.body_a) && world.bodies[f.body_b].is_dynamic()) floor(slot[f.body_a]) += f.force_on_b.y();
+    if (slot.count(f.body_b) && world.bodies[f.body_a].is_dynamic())
+      floor(slot[f.body_b]) -= f.force_on_b.y();
+    if (slot.count(f.body_a) && world.bodies[f.body_b].is_dynamic())
+      floor(slot[f.body_a]) += f.force_on_b.y();
   }
   return floor;
 }
 
-double relative_error(const VecX& x, const VecX& reference) { return (x - reference).norm() / reference.norm(); }
+double relative_error(const VecX& x, const VecX& reference) {
+  return (x - reference).norm() / reference.norm();
+}
 
 double max_force(const std::vector<ForceRecord>& forces) {
   double largest = 0.0;
@@ -125,7 +137,8 @@ double max_force(const std::vector<ForceRecord>& forces) {
 double floor_asymmetry(const VecX& floor, int base) {
   double diff = 0.0;
   for (int i = 0; i < base; ++i)
-    for (int j = 0; j < base; ++j) diff += std::pow(floor(i * base + j) - floor((base - 1 - i) * base + j), 2);
+    for (int j = 0; j < base; ++j)
+      diff += std::pow(floor(i * base + j) - floor((base - 1 - i) * base + j), 2);
   return std::sqrt(diff) / floor.norm();
 }
 
@@ -168,15 +181,16 @@ CdRun run_cd(int base, Variant variant, const std::string& solver, long steps, d
   // Forces are read at the last step, with the compatible post-processing switched on there.
   CompatibleOptions compatible;
   compatible.enabled = true;
-  compatible.law = variant == Variant::uniform_hertzian ? ContactLaw::hertzian : ContactLaw::hookean;
+  compatible.law =
+      variant == Variant::uniform_hertzian ? ContactLaw::hertzian : ContactLaw::hookean;
   compatible.truss.equilibrium_tolerance = truss_tolerance;
   compatible.truss.optimality_tolerance = truss_tolerance;
   stepper.set_compatible(compatible);
   const StepReport& report = stepper.step();
   run.iterations += report.solver_stats.iterations;
   if (!report.solver_stats.converged)
-    std::cerr << solver << ": last step stopped (" << to_string(report.solver_stats.termination) << ") at merit "
-              << report.solver_stats.merit << "\n";
+    std::cerr << solver << ": last step stopped (" << to_string(report.solver_stats.termination)
+              << ") at merit " << report.solver_stats.merit << "\n";
   run.truss = report.compatible_stats;
   run.classic.name = solver == "apgd" ? "APGD" : "PGS";
   run.classic.forces = cd_forces(report, report.impulses);
@@ -186,7 +200,8 @@ CdRun run_cd(int base, Variant variant, const std::string& solver, long steps, d
   run.compatible.forces = cd_forces(report, report.compatible_impulses);
   run.compatible.floor = floor_reaction(run.compatible.forces, world, base_bodies);
   run.compatible.seconds = report.compatible_stats.wall_seconds;
-  for (const RigidBody& b : world.bodies) run.final_speed = std::max(run.final_speed, b.linear_velocity.norm());
+  for (const RigidBody& b : world.bodies)
+    run.final_speed = std::max(run.final_speed, b.linear_velocity.norm());
   return run;
 }
 
@@ -240,12 +255,14 @@ DemRun run_dem(int base, Variant variant, const std::vector<int>& base_bodies) {
   return run;
 }
 
-void write_forces(std::ofstream& out, const std::string& variant, const MethodResult& m, const World& world) {
+void write_forces(std::ofstream& out, const std::string& variant, const MethodResult& m,
+                  const World& world) {
   for (const ForceRecord& f : m.forces) {
     const Vec3& a = world.bodies[f.body_a].position;
     const Vec3& b = world.bodies[f.body_b].position;
-    out << variant << "," << m.name << "," << f.body_a << "," << f.body_b << "," << a.x() << "," << a.y() << ","
-        << a.z() << "," << b.x() << "," << b.y() << "," << b.z() << "," << f.force_on_b.norm() << "\n";
+    out << variant << "," << m.name << "," << f.body_a << "," << f.body_b << "," << a.x() << ","
+        << a.y() << "," << a.z() << "," << b.x() << "," << b.y() << "," << b.z() << ","
+        << f.force_on_b.norm() << "\n";
   }
 }
 
@@ -254,7 +271,8 @@ void write_forces(std::ofstream& out, const std::string& variant, const MethodRe
 int main(int argc, char** argv) {
   try {
     const ExperimentArguments args = ExperimentArguments::parse(argc, argv, "cannonball_pyramid");
-    ExperimentResults results("cannonball_pyramid", args.scale, Reference::load(args.reference_directory));
+    ExperimentResults results("cannonball_pyramid", args.scale,
+                              Reference::load(args.reference_directory));
     // Published scale: 20 spheres along the base (2,870 spheres); quick: 6 (91 spheres).
     const int base = args.full() ? 20 : 6;
     // Settling: the top layer falls ~(base - 1) * 0.05 r; 0.1 s of CD leaves every scale at rest.
@@ -276,40 +294,54 @@ int main(int argc, char** argv) {
     contact_csv.precision(10);
     contact_csv << "variant,method,body_a,body_b,ax,ay,az,bx,by,bz,force\n";
 
-    for (Variant variant : {Variant::uniform_hookean, Variant::uniform_hertzian, Variant::multi_species_hookean}) {
+    for (Variant variant :
+         {Variant::uniform_hookean, Variant::uniform_hertzian, Variant::multi_species_hookean}) {
       const std::string key = variant_key(variant);
       const std::string label = variant_name(variant);
       std::cout << "== " << label << "\n" << std::flush;
       const DemRun dem = run_dem(base, variant, base_bodies);
-      std::cout << "   DEM: " << dem.steps << " steps of " << dem.time_step << " s, " << dem.result.seconds << " s\n"
+      std::cout << "   DEM: " << dem.steps << " steps of " << dem.time_step << " s, "
+                << dem.result.seconds << " s\n"
                 << std::flush;
-      const CdRun apgd = run_cd(base, variant, "apgd", cd_steps, cd_tolerance, truss_tolerance, base_bodies);
-      std::cout << "   APGD: " << apgd.classic.seconds << " s, compatible CD " << apgd.truss.wall_seconds << " s\n"
+      const CdRun apgd =
+          run_cd(base, variant, "apgd", cd_steps, cd_tolerance, truss_tolerance, base_bodies);
+      std::cout << "   APGD: " << apgd.classic.seconds << " s, compatible CD "
+                << apgd.truss.wall_seconds << " s\n"
                 << std::flush;
-      const CdRun pgs = run_cd(base, variant, "pgs", cd_steps, cd_tolerance, truss_tolerance, base_bodies);
-      std::cout << "   PGS: " << pgs.classic.seconds << " s, compatible CD " << pgs.truss.wall_seconds << " s\n"
+      const CdRun pgs =
+          run_cd(base, variant, "pgs", cd_steps, cd_tolerance, truss_tolerance, base_bodies);
+      std::cout << "   PGS: " << pgs.classic.seconds << " s, compatible CD "
+                << pgs.truss.wall_seconds << " s\n"
                 << std::flush;
 
       const VecX& reference = dem.result.floor;
-      results.check(key + "_apgd_floor_error", relative_error(apgd.classic.floor, reference), "||F_APGD - F_DEM|| / ||F_DEM||");
-      results.check(key + "_pgs_floor_error", relative_error(pgs.classic.floor, reference), "||F_PGS - F_DEM|| / ||F_DEM||");
-      results.check(key + "_compatible_floor_error", relative_error(apgd.compatible.floor, reference),
+      results.check(key + "_apgd_floor_error", relative_error(apgd.classic.floor, reference),
+                    "||F_APGD - F_DEM|| / ||F_DEM||");
+      results.check(key + "_pgs_floor_error", relative_error(pgs.classic.floor, reference),
+                    "||F_PGS - F_DEM|| / ||F_DEM||");
+      results.check(key + "_compatible_floor_error",
+                    relative_error(apgd.compatible.floor, reference),
                     "compatible CD after APGD vs DEM");
-      results.check(key + "_compatible_after_pgs_floor_error", relative_error(pgs.compatible.floor, reference),
+      results.check(key + "_compatible_after_pgs_floor_error",
+                    relative_error(pgs.compatible.floor, reference),
                     "compatible CD after PGS vs DEM");
       results.check(key + "_compatible_pgs_equals_apgd",
                     relative_error(pgs.compatible.floor, apgd.compatible.floor),
                     "||F_compat(PGS) - F_compat(APGD)|| / ||F_compat(APGD)||");
       if (variant == Variant::uniform_hookean) {
         const double dem_max = max_force(dem.result.forces);
-        results.check("apgd_max_force_overprediction", max_force(apgd.classic.forces) / dem_max - 1.0,
+        results.check("apgd_max_force_overprediction",
+                      max_force(apgd.classic.forces) / dem_max - 1.0,
                       "largest APGD contact force / largest DEM contact force - 1");
         results.check("pgs_max_force_overprediction", max_force(pgs.classic.forces) / dem_max - 1.0,
                       "largest PGS contact force / largest DEM contact force - 1");
-        results.check("pgs_breaks_symmetry", floor_asymmetry(pgs.classic.floor, base), "mirror asymmetry of the PGS floor map");
-        results.check("dem_floor_symmetric", floor_asymmetry(dem.result.floor, base), "mirror asymmetry of the DEM floor map");
+        results.check("pgs_breaks_symmetry", floor_asymmetry(pgs.classic.floor, base),
+                      "mirror asymmetry of the PGS floor map");
+        results.check("dem_floor_symmetric", floor_asymmetry(dem.result.floor, base),
+                      "mirror asymmetry of the DEM floor map");
       }
-      results.check(key + "_static", dem.final_speed < 1e-6 && apgd.final_speed < 1e-6 && pgs.final_speed < 1e-6,
+      results.check(key + "_static",
+                    dem.final_speed < 1e-6 && apgd.final_speed < 1e-6 && pgs.final_speed < 1e-6,
                     "largest sphere speed below 1e-6 m/s at the end of every run");
 
       results.measure(label + ": DEM time step", dem.time_step, "s");
@@ -318,29 +350,37 @@ int main(int argc, char** argv) {
       results.measure(label + ": DEM steps per second", dem.steps_per_second, "1/s");
       results.measure(label + ": DEM wall time", dem.result.seconds, "s");
       for (const CdRun* run : {&apgd, &pgs}) {
-        results.measure(label + ": " + run->classic.name + " wall time (" + std::to_string(cd_steps) + " steps)",
+        results.measure(label + ": " + run->classic.name + " wall time (" +
+                            std::to_string(cd_steps) + " steps)",
                         run->classic.seconds, "s");
-        results.measure(label + ": " + run->classic.name + " iterations over the run", static_cast<double>(run->iterations), "");
-        results.measure(label + ": compatible CD after " + run->classic.name + " wall time", run->truss.wall_seconds, "s");
+        results.measure(label + ": " + run->classic.name + " iterations over the run",
+                        static_cast<double>(run->iterations), "");
+        results.measure(label + ": compatible CD after " + run->classic.name + " wall time",
+                        run->truss.wall_seconds, "s");
         results.measure(label + ": compatible CD after " + run->classic.name + " APGD iterations",
                         run->truss.inner_iterations, "");
-        results.measure(label + ": compatible CD after " + run->classic.name + " equilibrium residual",
-                        run->truss.equilibrium_residual, "");
+        results.measure(
+            label + ": compatible CD after " + run->classic.name + " equilibrium residual",
+            run->truss.equilibrium_residual, "");
       }
       // The paper attributes its ~2e-5 to solver tolerances: the same APGD + compatible CD run
       // with both tolerances (CD merit and truss residuals) set to each value.
       for (double tolerance : {1e-2, 1e-3, 1e-4, 1e-6, 1e-8, 1e-10}) {
-        const CdRun run = run_cd(base, variant, "apgd", cd_steps, tolerance, tolerance, base_bodies);
+        const CdRun run =
+            run_cd(base, variant, "apgd", cd_steps, tolerance, tolerance, base_bodies);
         const double error = relative_error(run.compatible.floor, reference);
         tolerance_csv << label << "," << tolerance << "," << error << "\n";
         char name[96];
-        std::snprintf(name, sizeof name, "%s: compatible CD error at tolerance %.0e", label.c_str(), tolerance);
+        std::snprintf(name, sizeof name, "%s: compatible CD error at tolerance %.0e", label.c_str(),
+                      tolerance);
         results.measure(name, error, "");
       }
-      for (const MethodResult* m : {&dem.result, &apgd.classic, &pgs.classic, &apgd.compatible, &pgs.compatible}) {
+      for (const MethodResult* m :
+           {&dem.result, &apgd.classic, &pgs.classic, &apgd.compatible, &pgs.compatible}) {
         for (std::size_t k = 0; k < base_bodies.size(); ++k) {
           const Vec3& p = reference_world.bodies[base_bodies[k]].position;
-          floor_csv << label << "," << m->name << "," << k << "," << p.x() << "," << p.z() << "," << m->floor(k) << "\n";
+          floor_csv << label << "," << m->name << "," << k << "," << p.x() << "," << p.z() << ","
+                    << m->floor(k) << "\n";
         }
         write_forces(contact_csv, label, *m, reference_world);
       }

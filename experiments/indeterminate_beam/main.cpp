@@ -58,7 +58,8 @@ World beam_world(Stiffness stiffness) {
   platform.mass = kMass;
   const double a = 2 * kPlatformHalfLength, b = 2 * kPlatformHalfThickness;
   platform.inertia_body = Mat3::Identity() * kMass * (a * a + b * b) / 12.0;
-  platform.shape.geometry = Box{Vec3(kPlatformHalfLength, kPlatformHalfThickness, kPlatformHalfThickness)};
+  platform.shape.geometry =
+      Box{Vec3(kPlatformHalfLength, kPlatformHalfThickness, kPlatformHalfThickness)};
   platform.material = 0;
   // Dropped from 1% of a disk radius above the supports (seed 000 Sec. 8.1).
   platform.position = Vec3(0.5 * kLength, kDiskRadius * 1.01 + kPlatformHalfThickness, 0.0);
@@ -76,7 +77,8 @@ struct Outcome {
   NoTensionTrussStats compatible_stats;
 };
 
-Outcome run_classic(const std::string& method, const std::string& solver, ContactOrder order, Stiffness stiffness) {
+Outcome run_classic(const std::string& method, const std::string& solver, ContactOrder order,
+                    Stiffness stiffness) {
   World world = beam_world(stiffness);
   StepOptions options;
   options.time_step = kTimeStep;
@@ -88,7 +90,8 @@ Outcome run_classic(const std::string& method, const std::string& solver, Contac
   options.solver_options.tolerance = 1e-10;
   options.solver_options.max_iterations = 100000;
   options.solver_options.order = order;
-  if (order == ContactOrder::custom) options.solver_options.custom_order = {1, 0, 2};  // middle first
+  if (order == ContactOrder::custom)
+    options.solver_options.custom_order = {1, 0, 2};  // middle first
   options.compatible.enabled = true;
   options.compatible.law = ContactLaw::hookean;
   TimeStepper stepper(world, options);
@@ -98,11 +101,13 @@ Outcome run_classic(const std::string& method, const std::string& solver, Contac
     const StepReport& report = stepper.step();
     outcome.total_iterations += report.solver_stats.iterations;
     if (!report.solver_stats.converged)
-      std::cerr << method << ": step " << report.step << ": solver " << report.solver_stats.solver << " stopped ("
-                << to_string(report.solver_stats.termination) << ") at merit " << report.solver_stats.merit << "\n";
+      std::cerr << method << ": step " << report.step << ": solver " << report.solver_stats.solver
+                << " stopped (" << to_string(report.solver_stats.termination) << ") at merit "
+                << report.solver_stats.merit << "\n";
   }
   const StepReport& report = stepper.last_report();
-  if (report.contacts.size() != 3) throw SimulationError(method + ": expected 3 support contacts at rest");
+  if (report.contacts.size() != 3)
+    throw SimulationError(method + ": expected 3 support contacts at rest");
   for (std::size_t i = 0; i < 3; ++i) {
     const int support = report.contacts[i].body_a;  // supports are bodies 0, 1, 2 by x
     outcome.support_force[support] = report.impulses(i) / kTimeStep;  // f = r / dt
@@ -147,53 +152,66 @@ double max_relative_deviation(const std::vector<double>& forces, double expected
 int main(int argc, char** argv) {
   try {
     const ExperimentArguments args = ExperimentArguments::parse(argc, argv, "indeterminate_beam");
-    ExperimentResults results("indeterminate_beam", args.scale, Reference::load(args.reference_directory));
+    ExperimentResults results("indeterminate_beam", args.scale,
+                              Reference::load(args.reference_directory));
     const double equal_share = kWeight / 3.0;
 
-    const Outcome natural = run_classic("PGS natural order", "pgs", ContactOrder::natural, Stiffness::uniform);
-    const Outcome middle_first = run_classic("PGS middle first", "pgs", ContactOrder::custom, Stiffness::uniform);
+    const Outcome natural =
+        run_classic("PGS natural order", "pgs", ContactOrder::natural, Stiffness::uniform);
+    const Outcome middle_first =
+        run_classic("PGS middle first", "pgs", ContactOrder::custom, Stiffness::uniform);
     const Outcome apgd = run_classic("APGD", "apgd", ContactOrder::natural, Stiffness::uniform);
-    const Outcome stiff_middle = run_classic("APGD, k~ = (1, 3, 1)", "apgd", ContactOrder::natural, Stiffness::stiff_middle);
+    const Outcome stiff_middle =
+        run_classic("APGD, k~ = (1, 3, 1)", "apgd", ContactOrder::natural, Stiffness::stiff_middle);
     const Outcome dem = run_dem(Stiffness::stiff_middle);
 
     for (const Outcome* o : {&natural, &middle_first, &apgd, &stiff_middle}) {
-      results.measure(o->method + ": solver iterations over the run", static_cast<double>(o->total_iterations), "");
+      results.measure(o->method + ": solver iterations over the run",
+                      static_cast<double>(o->total_iterations), "");
       results.measure(o->method + ": merit at the last step", o->last_merit, "");
       results.measure(o->method + ": compatible CD augmented-Lagrangian iterations",
                       o->compatible_stats.outer_iterations, "");
       results.measure(o->method + ": compatible CD APGD iterations (all subproblems)",
                       o->compatible_stats.inner_iterations, "");
-      results.measure(o->method + ": compatible CD equilibrium residual", o->compatible_stats.equilibrium_residual, "");
+      results.measure(o->method + ": compatible CD equilibrium residual",
+                      o->compatible_stats.equilibrium_residual, "");
     }
     results.measure("DEM: steps to settle", static_cast<double>(dem.total_iterations), "");
     results.measure("DEM: platform speed at the end", dem.final_speed, "m/s");
 
-    results.check("pgs_natural_split_deviation", max_relative_deviation(natural.support_force, equal_share),
+    results.check("pgs_natural_split_deviation",
+                  max_relative_deviation(natural.support_force, equal_share),
                   "largest |f_i - w/3| / (w/3) over the three supports");
     results.check("pgs_natural_total", sum(natural.support_force));
     results.check("pgs_middle_first_middle", middle_first.support_force[1]);
-    results.check("pgs_middle_first_outer",
-                  std::max(std::abs(middle_first.support_force[0]), std::abs(middle_first.support_force[2])),
-                  "larger of the two outer support forces");
+    results.check(
+        "pgs_middle_first_outer",
+        std::max(std::abs(middle_first.support_force[0]), std::abs(middle_first.support_force[2])),
+        "larger of the two outer support forces");
     const char* side[3] = {"left", "middle", "right"};
     for (int k = 0; k < 3; ++k) {
       results.check(std::string("apgd_") + side[k], apgd.support_force[k]);
       results.check(std::string("compatible_after_pgs_") + side[k], natural.compatible_force[k],
                     "post-processing of PGS in natural order");
       results.check(std::string("compatible_after_apgd_") + side[k], apgd.compatible_force[k]);
-      results.check(std::string("compatible_stiff_middle_") + side[k], stiff_middle.compatible_force[k]);
-      results.check(std::string("dem_stiff_middle_") + side[k], dem.support_force[k], "elastic force at rest");
+      results.check(std::string("compatible_stiff_middle_") + side[k],
+                    stiff_middle.compatible_force[k]);
+      results.check(std::string("dem_stiff_middle_") + side[k], dem.support_force[k],
+                    "elastic force at rest");
     }
     results.check("static_at_end",
-                  natural.final_speed < 1e-9 && middle_first.final_speed < 1e-9 && apgd.final_speed < 1e-9 &&
-                      stiff_middle.final_speed < 1e-9 && dem.final_speed < 1e-9,
+                  natural.final_speed < 1e-9 && middle_first.final_speed < 1e-9 &&
+                      apgd.final_speed < 1e-9 && stiff_middle.final_speed < 1e-9 &&
+                      dem.final_speed < 1e-9,
                   "platform speed below 1e-9 m/s at the last step for every method");
 
     std::ofstream out(args.output_directory + "/support_forces.csv");
     out << "method,support,x,force\n";
     out.precision(17);
     auto write = [&](const std::string& method, const std::vector<double>& forces) {
-      for (int k = 0; k < 3; ++k) out << "\"" << method << "\"," << side[k] << "," << 0.5 * kLength * k << "," << forces[k] << "\n";
+      for (int k = 0; k < 3; ++k)
+        out << "\"" << method << "\"," << side[k] << "," << 0.5 * kLength * k << "," << forces[k]
+            << "\n";
     };
     write("analytic, uniform", {equal_share, equal_share, equal_share});
     write("PGS natural order", natural.support_force);

@@ -2,9 +2,9 @@
 // GCC 12 reports a false -Wrestrict in std::string, inlined into the names Boost.Test builds
 // for data-driven test cases (a known GCC 12 false positive); no code of this file is involved.
 #pragma GCC diagnostic ignored "-Wrestrict"
+#include <algorithm>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
-#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <ostream>
@@ -26,8 +26,8 @@ namespace {
 
 // A rigid bar carrying load W at x_load on point supports at x_i: the truss of seed 000
 // eq. 32 in two degrees of freedom (vertical u, rotation theta). Rows: force, moment.
-NoTensionTrussProblem bar_on_supports(const std::vector<double>& x, const std::vector<double>& k, double weight,
-                                      double x_load, ContactLaw law) {
+NoTensionTrussProblem bar_on_supports(const std::vector<double>& x, const std::vector<double>& k,
+                                      double weight, double x_load, ContactLaw law) {
   NoTensionTrussProblem p;
   p.law = law;
   std::vector<Eigen::Triplet<double>> t;
@@ -46,8 +46,8 @@ NoTensionTrussProblem bar_on_supports(const std::vector<double>& x, const std::v
 
 // Seed 000 Sec. 8.1.2: k~ = (1, 3, 1) under w = 10 gives (2, 6, 2) for Hookean contacts; for
 // Hertzian ones the symmetric bar has equal overlaps too, so f ~ k~ c^(3/2) keeps the ratio.
-BOOST_DATA_TEST_CASE(StiffMiddleSupportCarriesThreeTimesMore, bdata::make({ContactLaw::hookean, ContactLaw::hertzian}),
-                     law) {
+BOOST_DATA_TEST_CASE(StiffMiddleSupportCarriesThreeTimesMore,
+                     bdata::make({ContactLaw::hookean, ContactLaw::hertzian}), law) {
   const NoTensionTrussProblem p = bar_on_supports({0.0, 1.0, 2.0}, {1.0, 3.0, 1.0}, 10.0, 1.0, law);
   VecX f;
   const NoTensionTrussStats stats = solve_no_tension_truss(p, NoTensionTrussOptions{}, f);
@@ -63,7 +63,8 @@ BOOST_DATA_TEST_CASE(StiffMiddleSupportCarriesThreeTimesMore, bdata::make({Conta
 // So (f_i / k_i)^(1/(p-1)) must be affine in x over the loaded supports, and unloaded ones
 // must lie where the affine overlap is <= 0.
 BOOST_DATA_TEST_CASE(ForcesDeriveFromOneRigidDisplacement,
-                     bdata::make({ContactLaw::hookean, ContactLaw::hertzian}) * bdata::xrange(6), law, seed) {
+                     bdata::make({ContactLaw::hookean, ContactLaw::hertzian}) * bdata::xrange(6),
+                     law, seed) {
   std::mt19937 random(1000 + seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::vector<double> x{0.0}, k;
@@ -79,7 +80,9 @@ BOOST_DATA_TEST_CASE(ForcesDeriveFromOneRigidDisplacement,
   // Fit c = u + theta x through the two most loaded supports, then test all.
   std::vector<int> order{0, 1, 2, 3, 4};
   std::sort(order.begin(), order.end(), [&](int a, int b) { return f(a) > f(b); });
-  auto overlap = [&](int i) { return std::pow(std::max(f(i), 0.0) / k[i], 1.0 / (p_exponent - 1.0)); };
+  auto overlap = [&](int i) {
+    return std::pow(std::max(f(i), 0.0) / k[i], 1.0 / (p_exponent - 1.0));
+  };
   const int i0 = order[0], i1 = order[1];
   const double theta = (overlap(i1) - overlap(i0)) / (x[i1] - x[i0]);
   const double u = overlap(i0) - theta * x[i0];
@@ -149,6 +152,7 @@ BOOST_AUTO_TEST_CASE(DeterminateColumnKeepsClassicForces) {
     const Contact& c = report.contacts[i];
     const int lower = std::min(c.body_a, c.body_b);  // floor is body 0, spheres 1..4 bottom-up
     const double carried = (4 - lower) * 2.0 * 10.0;
-    BOOST_TEST(std::abs(report.compatible_impulses(i) / options.time_step - carried) <= 1e-6 * carried);
+    BOOST_TEST(std::abs(report.compatible_impulses(i) / options.time_step - carried) <=
+               1e-6 * carried);
   }
 }

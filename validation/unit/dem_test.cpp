@@ -51,7 +51,8 @@ BOOST_AUTO_TEST_CASE(RestingSphereOverlapFollowsHertz) {
   BOOST_TEST_REQUIRE(contacts.size() == 1u);
   const double weight = world.bodies[1].mass * 9.81;
   const double effective_modulus = kModulus / (2.0 * (1.0 - kPoisson * kPoisson));
-  const double overlap = std::pow(weight / (4.0 / 3.0 * effective_modulus * std::sqrt(kRadius)), 2.0 / 3.0);
+  const double overlap =
+      std::pow(weight / (4.0 / 3.0 * effective_modulus * std::sqrt(kRadius)), 2.0 / 3.0);
   // Static to rounding after 0.05 s of critically damped settling.
   BOOST_TEST(std::abs(contacts[0].elastic_force - weight) <= 1e-9 * weight);
   BOOST_TEST(std::abs(contacts[0].overlap - overlap) <= 1e-9 * overlap);

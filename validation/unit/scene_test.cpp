@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "moreau/core/error.hpp"
+#include "moreau/dem/dem_stepper.hpp"
 #include "moreau/io/csv_writer.hpp"
 #include "moreau/io/vtk_writer.hpp"
 
@@ -561,6 +562,26 @@ BOOST_AUTO_TEST_CASE(contact_forces_are_impulses_over_the_time_step) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(compatible_forces_are_a_last_column) {
+  StepReport report;
+  report.step = 1;
+  report.time = 0.001;
+  report.contacts = {Contact{}, Contact{}};
+  report.impulses = Eigen::Vector2d(0.004, 0.006);
+  report.compatible_impulses = Eigen::Vector2d(0.002, 0.008);
+  const double dt = 1e-3;
+  std::stringstream csv;
+  write_contact_csv_header(csv, /*compatible=*/true);
+  write_contact_csv_rows(csv, report, dt, /*compatible=*/true);
+  const auto rows = read_csv(csv);
+  BOOST_REQUIRE(rows.size() == 3u);
+  BOOST_REQUIRE(rows[0].size() == 16u);
+  BOOST_TEST(rows[0][15] == "f_n_compatible");
+  BOOST_TEST(to_double(rows[1][12]) == 4.0);
+  BOOST_TEST(to_double(rows[1][15]) == 2.0);
+  BOOST_TEST(to_double(rows[2][15]) == 8.0);
+}
+
 BOOST_AUTO_TEST_CASE(writer_creates_both_files_with_headers) {
   TemporaryDirectory directory;
   const World world = sample_world(Dimension::three);
@@ -667,6 +688,151 @@ BOOST_AUTO_TEST_CASE(annotated_example_of_the_format_document_loads) {
   // 2 bodies, 5 walls, 200 beads, 5 pegs.
   BOOST_TEST(scene.world.bodies.size() == 212u);
   BOOST_TEST(scene.steps == 1000);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(methods)
+
+// The beam example with its "method" replaced, read as load_scene would.
+Scene beam_scene(const std::string& method) {
+  std::ifstream in(kSourceRoot / "scenes" / "beam_compatible.json");
+  json document = json::parse(in, nullptr, true, /*ignore_comments=*/true);
+  document["method"] = method;
+  return parse_scene(document, "beam_compatible.json");
+}
+
+BOOST_AUTO_TEST_CASE(compatible_dem_and_rigid_keys_reach_the_scene) {
+  json document = base_scene();
+  document["method"] = "dem";
+  document["integrator"] = {{"frictional", false},
+                            {"compatible",
+                             {{"enabled", true},
+                              {"law", "hertzian"},
+                              {"equilibrium_tolerance", 1e-9},
+                              {"optimality_tolerance", 1e-8},
+                              {"max_outer_iterations", 30}}}};
+  document["dem"] = {{"law", "hertzian"},
+                     {"damping_ratio", 0.5},
+                     {"tangential", false},
+                     {"tangential_stiffness_ratio", 0.5},
+                     {"tangential_damping_ratio", 0.1},
+                     {"time_step", 1e-6},
+                     {"skin", 0.01},
+                     {"duration", 0.002}};
+  document["materials"] = json::array(
+      {{{"name", "steel"}, {"youngs_modulus", "rigid"}, {"relative_stiffness", "rigid"}}});
+  document["bodies"] =
+      json::array({{{"shape", {{"type", "sphere"}, {"radius", 0.1}}}, {"material", "steel"}}});
+  const Scene scene = parse_scene(document, "scene.json");
+  BOOST_TEST((scene.method == Method::dem));
+  const CompatibleOptions& compatible = scene.step.compatible;
+  BOOST_TEST(compatible.enabled);
+  BOOST_TEST((compatible.law == ContactLaw::hertzian));
+  BOOST_TEST(compatible.truss.equilibrium_tolerance == 1e-9);
+  BOOST_TEST(compatible.truss.optimality_tolerance == 1e-8);
+  BOOST_TEST(compatible.truss.max_outer_iterations == 30);
+  const DemMaterialLaw& law = scene.dem.law;
+  BOOST_TEST((law.law == NormalLaw::hertzian));
+  BOOST_TEST(law.damping_ratio == 0.5);
+  BOOST_TEST(!law.tangential);
+  BOOST_TEST(law.tangential_stiffness_ratio == 0.5);
+  BOOST_TEST(law.tangential_damping_ratio == 0.1);
+  BOOST_TEST(!scene.dem_time_step_auto);
+  BOOST_TEST(scene.dem.skin == 0.01);
+  const Material& steel = scene.world.materials[scene.world.bodies[0].material];
+  BOOST_TEST(std::isinf(steel.youngs_modulus));
+  BOOST_TEST(std::isinf(steel.relative_stiffness));
+  const DemRun run = dem_run(scene);
+  BOOST_TEST(run.options.time_step == 1e-6);
+  BOOST_TEST(run.steps == 2000);  // dem.duration / dem.time_step
+}
+
+BOOST_AUTO_TEST_CASE(bad_method_compatible_and_dem_values_name_their_path) {
+  json document = base_scene();
+  document["method"] = "fem";
+  expect_error(document, {"scene.json: method: unknown method \"fem\"", "cd, dem"});
+
+  document = base_scene();
+  document["integrator"] = {{"compatible", {{"enabled", true}}}};
+  expect_error(document, {"scene.json: integrator.compatible.enabled:", "frictional"});
+  document["integrator"] = {{"frictional", false}, {"compatible", {{"law", "linear"}}}};
+  expect_error(document, {"integrator.compatible.law: unknown contact law \"linear\""});
+  document["integrator"] = {{"frictional", false}, {"compatible", {{"max_outer_iterations", 0}}}};
+  expect_error(document, {"integrator.compatible.max_outer_iterations: must lie in [1"});
+  document["integrator"] = {{"frictional", false}, {"compatible", {{"tolerance", 1e-9}}}};
+  expect_error(document, {"integrator.compatible.tolerance: unknown key"});
+
+  document = base_scene();
+  document["dem"] = {{"time_step", "fast"}};
+  expect_error(document, {"scene.json: dem.time_step: expected a number > 0 or \"auto\""});
+  document["dem"] = {{"damping_ratio", -1}};
+  expect_error(document, {"dem.damping_ratio: must be >= 0, got -1"});
+  document["dem"] = {{"law", "linear"}};
+  expect_error(document, {"dem.law: unknown contact law \"linear\"", "hookean, hertzian"});
+
+  document = base_scene();
+  document["materials"] = json::array({{{"name", "glass"}, {"youngs_modulus", "soft"}}});
+  expect_error(document, {"materials[0].youngs_modulus: expected a number or \"rigid\""});
+  document["materials"] = json::array({{{"name", "glass"}, {"relative_stiffness", 0}}});
+  expect_error(document, {"materials[0].relative_stiffness: must be > 0"});
+}
+
+BOOST_AUTO_TEST_CASE(dem_needs_a_youngs_modulus_for_every_material_at_load_time) {
+  json document = base_scene();
+  document["method"] = "dem";
+  document["materials"] = json::array({{{"name", "glass"}}});
+  document["bodies"] = json::array({{{"name", "bead"},
+                                     {"shape", {{"type", "sphere"}, {"radius", 0.1}}},
+                                     {"material", "glass"}}});
+  expect_error(document,
+               {"scene.json: method \"dem\": material \"glass\"", "\"bead\"", "youngs_modulus"});
+  // The same scene is fine under CD, which needs no stiffness.
+  document["method"] = "cd";
+  BOOST_CHECK_NO_THROW(parse_scene(document, "scene.json"));
+}
+
+BOOST_AUTO_TEST_CASE(beam_scene_loads_for_both_methods) {
+  const Scene cd = beam_scene("cd");
+  BOOST_TEST((cd.method == Method::cd));
+  BOOST_TEST(cd.step.compatible.enabled);
+  BOOST_TEST(!cd.step.frictional);
+  BOOST_TEST(cd.steps == 50);
+  const Scene dem = beam_scene("dem");
+  BOOST_TEST((dem.method == Method::dem));
+  BOOST_TEST(dem.dem_time_step_auto);
+  const DemRun run = dem_run(dem);
+  BOOST_TEST(run.options.time_step == 0.5 * estimate_stable_time_step(dem.world, dem.dem));
+  // The DEM run covers the CD run's simulated time, 50 x 1 ms.
+  BOOST_TEST(static_cast<double>(run.steps) * run.options.time_step >= 0.05);
+  BOOST_TEST(static_cast<double>(run.steps - 1) * run.options.time_step < 0.05);
+}
+
+// The support forces 2, 6, 2 N that docs/scene-format.md promises, by the options `moreau run`
+// builds from the scene: compatible CD forces at the last CD step, elastic DEM forces at rest.
+BOOST_AUTO_TEST_CASE(beam_scene_carries_2_6_2_with_both_methods) {
+  const double expected[3] = {2.0, 6.0, 2.0};
+  Scene cd = beam_scene("cd");
+  TimeStepper stepper(cd.world, cd.step);
+  for (long step = 1; step < cd.steps; ++step) stepper.step();
+  const StepReport& report = stepper.step();
+  BOOST_REQUIRE(report.contacts.size() == 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const int support = report.contacts[i].body_a;  // the disks are bodies 0, 1, 2
+    BOOST_TEST(
+        report.compatible_impulses(static_cast<long>(i)) / cd.step.time_step == expected[support],
+        boost::test_tools::tolerance(1e-6));
+  }
+
+  Scene dem = beam_scene("dem");
+  const DemRun run = dem_run(dem);
+  DemStepper dem_stepper(dem.world, run.options);
+  for (long step = 0; step < run.steps; ++step) dem_stepper.step();
+  const std::vector<DemContact> contacts = dem_stepper.contacts();
+  BOOST_REQUIRE(contacts.size() == 3u);
+  for (const DemContact& contact : contacts)
+    BOOST_TEST(contact.elastic_force == expected[contact.body_a],
+               boost::test_tools::tolerance(1e-6));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

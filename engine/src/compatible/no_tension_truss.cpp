@@ -10,23 +10,28 @@ namespace moreau {
 
 double power_law_exponent(ContactLaw law) { return law == ContactLaw::hookean ? 2.0 : 2.5; }
 
-std::string to_string(ContactLaw law) { return law == ContactLaw::hookean ? "hookean" : "hertzian"; }
+std::string to_string(ContactLaw law) {
+  return law == ContactLaw::hookean ? "hookean" : "hertzian";
+}
 
 void NoTensionTrussProblem::validate() const {
   if (load.size() != equilibrium.rows())
-    throw InputError("no-tension truss: load has " + std::to_string(load.size()) + " entries, equilibrium has " +
-                     std::to_string(equilibrium.rows()) + " rows");
+    throw InputError("no-tension truss: load has " + std::to_string(load.size()) +
+                     " entries, equilibrium has " + std::to_string(equilibrium.rows()) + " rows");
   if (relative_stiffness.size() != equilibrium.cols())
     throw InputError("no-tension truss: one relative stiffness per contact is needed");
   if (!load.allFinite()) throw InputError("no-tension truss: the load F~ is not finite");
   for (Eigen::Index i = 0; i < relative_stiffness.size(); ++i)
     if (!(relative_stiffness(i) > 0.0) || std::isnan(relative_stiffness(i)))
-      throw InputError("no-tension truss: contact " + std::to_string(i) + ": relative stiffness must be > 0");
+      throw InputError("no-tension truss: contact " + std::to_string(i) +
+                       ": relative stiffness must be > 0");
 }
 
 void NoTensionTrussOptions::validate() const {
-  if (!(equilibrium_tolerance > 0.0)) throw InputError("no-tension truss: equilibrium_tolerance must be > 0");
-  if (!(optimality_tolerance > 0.0)) throw InputError("no-tension truss: optimality_tolerance must be > 0");
+  if (!(equilibrium_tolerance > 0.0))
+    throw InputError("no-tension truss: equilibrium_tolerance must be > 0");
+  if (!(optimality_tolerance > 0.0))
+    throw InputError("no-tension truss: optimality_tolerance must be > 0");
   if (max_outer_iterations < 1 || max_inner_iterations < 1)
     throw InputError("no-tension truss: iteration limits must be >= 1");
   if (!(initial_penalty > 0.0) || !(penalty_growth > 1.0))
@@ -44,7 +49,10 @@ double power_law_prox(double v, double w, double q) {
   double low = 0.0, high = v, y = v;
   for (int k = 0; k < 100; ++k) {
     const double residual = w * q * std::pow(y, q - 1.0) + y - v;
-    if (residual > 0.0) high = y; else low = y;
+    if (residual > 0.0)
+      high = y;
+    else
+      low = y;
     const double slope = w * q * (q - 1.0) * std::pow(y, q - 2.0) + 1.0;
     double next = y - residual / slope;
     if (!(next > low && next < high)) next = 0.5 * (low + high);
@@ -114,7 +122,8 @@ NoTensionTrussStats solve_no_tension_truss(const NoTensionTrussProblem& problem,
   energy.value = [&](const VecX& g) { return coefficient.dot(g.array().pow(q).matrix()); };
   energy.prox = [&](const VecX& v, double step, VecX& out) {
     out.resize(v.size());
-    for (Eigen::Index i = 0; i < v.size(); ++i) out(i) = power_law_prox(v(i), step * coefficient(i), q);
+    for (Eigen::Index i = 0; i < v.size(); ++i)
+      out(i) = power_law_prox(v(i), step * coefficient(i), q);
   };
   for (int k = 1; k <= options.max_outer_iterations; ++k) {
     stats.outer_iterations = k;
@@ -149,7 +158,8 @@ NoTensionTrussStats solve_no_tension_truss(const NoTensionTrussProblem& problem,
   stats.equilibrium_residual = (problem.equilibrium * f - problem.load).norm() / load_norm;
   stats.penalty = mu;
   stats.termination = stats.converged ? "converged" : "outer iteration limit";
-  stats.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  stats.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return stats;
 }
 

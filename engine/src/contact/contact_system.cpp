@@ -34,6 +34,28 @@ JacobianBlock point_jacobian(const Contact& contact, const Vec3& body_position) 
   return block;
 }
 
+VecX local_velocities(const World& world, const std::vector<Contact>& contacts,
+                      const VecX& body_velocities, int rows) {
+  VecX u(rows * static_cast<Eigen::Index>(contacts.size()));
+  for (std::size_t i = 0; i < contacts.size(); ++i) {
+    const Contact& c = contacts[i];
+    const Vec3 local = point_jacobian(c, world.bodies[c.body_b].position) *
+                           body_velocities.segment<6>(kBodyDofs * c.body_b) -
+                       point_jacobian(c, world.bodies[c.body_a].position) *
+                           body_velocities.segment<6>(kBodyDofs * c.body_a);
+    u.segment(rows * static_cast<Eigen::Index>(i), rows) = local.head(rows);
+  }
+  return u;
+}
+
+VecX friction_coefficients(const World& world, const std::vector<Contact>& contacts) {
+  VecX mu(static_cast<Eigen::Index>(contacts.size()));
+  for (std::size_t i = 0; i < contacts.size(); ++i)
+    mu(static_cast<Eigen::Index>(i)) = world.friction.get(
+        world.bodies[contacts[i].body_a].material, world.bodies[contacts[i].body_b].material);
+  return mu;
+}
+
 ContactSystem::ContactSystem(const World& world, const std::vector<Contact>& contacts,
                              int rows_per_contact)
     : rows_per_contact_(rows_per_contact) {
@@ -44,7 +66,8 @@ ContactSystem::ContactSystem(const World& world, const std::vector<Contact>& con
                      std::to_string(rows_per_contact));
   const int body_count = static_cast<int>(world.bodies.size());
   inverse_mass_.reserve(body_count);
-  for (const RigidBody& body : world.bodies) inverse_mass_.push_back(moreau::inverse_mass(body, world.dimension));
+  for (const RigidBody& body : world.bodies)
+    inverse_mass_.push_back(moreau::inverse_mass(body, world.dimension));
 
   rows_.resize(contacts.size());
   std::vector<int> degree(body_count + 1, 0);
@@ -57,7 +80,8 @@ ContactSystem::ContactSystem(const World& world, const std::vector<Contact>& con
       if (body < 0 || !world.bodies[body].is_dynamic()) return -1;
       jacobian = sign * point_jacobian(c, world.bodies[body].position);
       jacobian.bottomRows(3 - rows_per_contact).setZero();
-      for (int k = 0; k < 3; ++k) mobility.col(k) = inverse_mass_[body].apply(jacobian.row(k).transpose());
+      for (int k = 0; k < 3; ++k)
+        mobility.col(k) = inverse_mass_[body].apply(jacobian.row(k).transpose());
       return body;
     };
     // u is the velocity of b relative to a, so body a enters with a minus sign.
@@ -83,7 +107,8 @@ namespace {
 // M^-1 H x for one body, with the row count fixed at compile time: the runtime-sized block
 // products cost about a third of the matrix-free product's time.
 template <int Rows>
-Vec6 gather_body(const std::vector<ContactRows>& rows, const int* entries, int count, const VecX& x) {
+Vec6 gather_body(const std::vector<ContactRows>& rows, const int* entries, int count,
+                 const VecX& x) {
   Vec6 sum = Vec6::Zero();
   for (int k = 0; k < count; ++k) {
     const int entry = entries[k];
@@ -107,9 +132,15 @@ void ContactSystem::gather_velocity(const VecX& x, VecX& body_velocity) const {
     const int count = body_contact_start_[b + 1] - body_contact_start_[b];
     Vec6 sum;
     switch (rows_per_contact_) {
-      case 1: sum = gather_body<1>(rows_, entries, count, x); break;
-      case 2: sum = gather_body<2>(rows_, entries, count, x); break;
-      default: sum = gather_body<3>(rows_, entries, count, x); break;
+      case 1:
+        sum = gather_body<1>(rows_, entries, count, x);
+        break;
+      case 2:
+        sum = gather_body<2>(rows_, entries, count, x);
+        break;
+      default:
+        sum = gather_body<3>(rows_, entries, count, x);
+        break;
     }
     body_velocity.segment<6>(kBodyDofs * b) = sum;
   }
@@ -211,7 +242,8 @@ SparseMatrix ContactSystem::assemble() const {
     for (int d = 0; d < 3; ++d) {
       if (inv.linear(d) != 0.0) triplets.emplace_back(6 * b + d, 6 * b + d, inv.linear(d));
       for (int e = 0; e < 3; ++e)
-        if (inv.angular(d, e) != 0.0) triplets.emplace_back(6 * b + 3 + d, 6 * b + 3 + e, inv.angular(d, e));
+        if (inv.angular(d, e) != 0.0)
+          triplets.emplace_back(6 * b + 3 + d, 6 * b + 3 + e, inv.angular(d, e));
     }
   }
   SparseMatrix inverse_mass(kBodyDofs * body_count(), kBodyDofs * body_count());

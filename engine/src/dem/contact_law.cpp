@@ -15,7 +15,8 @@ double curvature_radius(const ShapeGeometry& geometry) {
 
 double PairLaw::elastic_force(double overlap) const {
   if (overlap <= 0.0) return 0.0;
-  return law == NormalLaw::hookean ? stiffness * overlap : stiffness * overlap * std::sqrt(overlap / diameter);
+  return law == NormalLaw::hookean ? stiffness * overlap
+                                   : stiffness * overlap * std::sqrt(overlap / diameter);
 }
 
 double PairLaw::tangent_stiffness(double overlap) const {
@@ -34,14 +35,16 @@ PairLaw pair_law(const World& world, int body_a, int body_b, const DemMaterialLa
   const Material& mb = world.materials[b.material];
   auto compliance = [&](const Material& m, const RigidBody& body) {
     if (!(m.youngs_modulus > 0.0))
-      throw InputError("DEM: material '" + m.name + "' of body '" + body.name + "' needs a Young's modulus > 0");
+      throw InputError("DEM: material '" + m.name + "' of body '" + body.name +
+                       "' needs a Young's modulus > 0");
     return (1.0 - m.poisson_ratio * m.poisson_ratio) / m.youngs_modulus;
   };
   const double effective_modulus = 1.0 / (compliance(ma, a) + compliance(mb, b));
   const double ra = curvature_radius(a.shape.geometry);
   const double rb = curvature_radius(b.shape.geometry);
   if (std::isinf(ra) && std::isinf(rb))
-    throw InputError("DEM: contact between two flat shapes ('" + a.name + "', '" + b.name + "') has no Hertz radius");
+    throw InputError("DEM: contact between two flat shapes ('" + a.name + "', '" + b.name +
+                     "') has no Hertz radius");
   const double effective_radius = std::isinf(ra) ? rb : std::isinf(rb) ? ra : ra * rb / (ra + rb);
   PairLaw out;
   out.law = law.law;
@@ -50,14 +53,17 @@ PairLaw pair_law(const World& world, int body_a, int body_b, const DemMaterialLa
   out.diameter = std::isinf(ra) ? 2.0 * rb : std::isinf(rb) ? 2.0 * ra : ra + rb;
   out.stiffness = 4.0 / 3.0 * effective_modulus * std::sqrt(effective_radius * out.diameter);
   double effective_mass;
-  if (a.is_dynamic() && b.is_dynamic()) effective_mass = a.mass * b.mass / (a.mass + b.mass);
-  else effective_mass = a.is_dynamic() ? a.mass : b.mass;
+  if (a.is_dynamic() && b.is_dynamic())
+    effective_mass = a.mass * b.mass / (a.mass + b.mass);
+  else
+    effective_mass = a.is_dynamic() ? a.mass : b.mass;
   out.effective_mass = effective_mass;
   out.damping_ratio = law.damping_ratio;
   out.tangential_stiffness = law.tangential ? law.tangential_stiffness_ratio * out.stiffness : 0.0;
-  out.tangential_damping = law.tangential ? 2.0 * law.tangential_damping_ratio *
-                                                std::sqrt(out.tangential_stiffness * 2.0 / 7.0 * effective_mass)
-                                          : 0.0;
+  out.tangential_damping =
+      law.tangential ? 2.0 * law.tangential_damping_ratio *
+                           std::sqrt(out.tangential_stiffness * 2.0 / 7.0 * effective_mass)
+                     : 0.0;
   out.friction = law.tangential ? world.friction.get(a.material, b.material) : 0.0;
   return out;
 }

@@ -29,7 +29,8 @@ double smallest_finite_radius(const World& world) {
 double default_skin(const World& world, const DemOptions& options) {
   if (options.skin > 0.0) return options.skin;
   const double r = smallest_finite_radius(world);
-  if (!std::isfinite(r)) throw InputError("DEM: no body with a finite size to derive the neighbour skin from");
+  if (!std::isfinite(r))
+    throw InputError("DEM: no body with a finite size to derive the neighbour skin from");
   return 0.1 * r;
 }
 
@@ -64,9 +65,10 @@ bool pair_geometry(const World& world, int a, int b, std::vector<Contact>& scrat
   narrow_phase(world, a, b, 0.0, scratch);
   if (scratch.empty() || scratch.front().gap >= 0.0) return false;
   if (scratch.size() > 1)
-    throw InputError("DEM: bodies '" + ba.name + "' and '" + bb.name +
-                     "' touch at several points; the DEM reference handles single-point pairs (spheres, disks, "
-                     "capsule ends against curved shapes)");
+    throw InputError(
+        "DEM: bodies '" + ba.name + "' and '" + bb.name +
+        "' touch at several points; the DEM reference handles single-point pairs (spheres, disks, "
+        "capsule ends against curved shapes)");
   out = scratch.front();
   return true;
 }
@@ -74,10 +76,12 @@ bool pair_geometry(const World& world, int a, int b, std::vector<Contact>& scrat
 }  // namespace
 
 void DemOptions::validate() const {
-  if (!(time_step > 0.0) || !std::isfinite(time_step)) throw InputError("DEM: time_step must be > 0");
+  if (!(time_step > 0.0) || !std::isfinite(time_step))
+    throw InputError("DEM: time_step must be > 0");
   if (!(skin >= 0.0)) throw InputError("DEM: skin must be >= 0");
   if (!(law.damping_ratio >= 0.0)) throw InputError("DEM: damping_ratio must be >= 0");
-  if (!(law.tangential_stiffness_ratio >= 0.0)) throw InputError("DEM: tangential_stiffness_ratio must be >= 0");
+  if (!(law.tangential_stiffness_ratio >= 0.0))
+    throw InputError("DEM: tangential_stiffness_ratio must be >= 0");
 }
 
 double estimate_stable_time_step(const World& world, const DemOptions& options) {
@@ -98,7 +102,8 @@ double estimate_stable_time_step(const World& world, const DemOptions& options) 
     const PairLaw law = pair_law(world, a, b, options.law);
     // Overlap at which the pair carries the reference force, for the Hertzian tangent.
     double overlap = force / law.stiffness;
-    if (law.law == NormalLaw::hertzian) overlap = std::pow(force * std::sqrt(law.diameter) / law.stiffness, 2.0 / 3.0);
+    if (law.law == NormalLaw::hertzian)
+      overlap = std::pow(force * std::sqrt(law.diameter) / law.stiffness, 2.0 / 3.0);
     const double k = law.tangent_stiffness(overlap) + law.tangential_stiffness;
     const bool both_dynamic = world.bodies[a].is_dynamic() && world.bodies[b].is_dynamic();
     for (const Contact& c : scratch) {
@@ -129,8 +134,11 @@ double estimate_stable_time_step(const World& world, const DemOptions& options) 
       probe.bodies[1].material = 0;
       const PairLaw law = pair_law(probe, 0, 1, options.law);
       double overlap = force / law.stiffness;
-      if (law.law == NormalLaw::hertzian) overlap = std::pow(force * std::sqrt(law.diameter) / law.stiffness, 2.0 / 3.0);
-      worst_omega_squared = std::max(worst_omega_squared, (law.tangent_stiffness(overlap) + law.tangential_stiffness) / body.mass);
+      if (law.law == NormalLaw::hertzian)
+        overlap = std::pow(force * std::sqrt(law.diameter) / law.stiffness, 2.0 / 3.0);
+      worst_omega_squared =
+          std::max(worst_omega_squared,
+                   (law.tangent_stiffness(overlap) + law.tangential_stiffness) / body.mass);
     }
     if (diagonal[i].isZero()) continue;
     const double lambda = Eigen::SelfAdjointEigenSolver<Mat3>(diagonal[i]).eigenvalues().maxCoeff();
@@ -138,11 +146,13 @@ double estimate_stable_time_step(const World& world, const DemOptions& options) 
   }
   if (worst_omega_squared == 0.0) return std::numeric_limits<double>::infinity();
   // The tangential spring (k_t in k above) has its own damping ratio; the larger one bounds.
-  const double zeta = std::max(options.law.damping_ratio, options.law.tangential ? options.law.tangential_damping_ratio : 0.0);
+  const double zeta = std::max(options.law.damping_ratio,
+                               options.law.tangential ? options.law.tangential_damping_ratio : 0.0);
   return 2.0 * (std::sqrt(zeta * zeta + 1.0) - zeta) / std::sqrt(worst_omega_squared);
 }
 
-DemStepper::DemStepper(World& world, DemOptions options) : world_(world), options_(std::move(options)) {
+DemStepper::DemStepper(World& world, DemOptions options)
+    : world_(world), options_(std::move(options)) {
   options_.validate();
   world_.validate();
   skin_ = default_skin(world_, options_);
@@ -189,14 +199,16 @@ void DemStepper::rebuild_neighbours() {
     body_pair_index_[fill[pairs_[p].second]++] = static_cast<int>(2 * p + 1);
   }
   reference_position_.resize(world_.bodies.size());
-  for (std::size_t i = 0; i < world_.bodies.size(); ++i) reference_position_[i] = world_.bodies[i].position;
+  for (std::size_t i = 0; i < world_.bodies.size(); ++i)
+    reference_position_[i] = world_.bodies[i].position;
   ++rebuilds_;
   // The run checks its time step against the current neighbours at every rebuild.
   stable_time_step_ = estimate_stable_time_step(world_, options_);
   if (options_.time_step > stable_time_step_)
     throw SimulationError("DEM: step " + std::to_string(step_count_) + ": time step " +
-                          std::to_string(options_.time_step) + " s exceeds the stability estimate " +
-                          std::to_string(stable_time_step_) + " s of the current neighbours");
+                          std::to_string(options_.time_step) +
+                          " s exceeds the stability estimate " + std::to_string(stable_time_step_) +
+                          " s of the current neighbours");
 }
 
 void DemStepper::compute_forces() {
@@ -250,7 +262,8 @@ void DemStepper::compute_forces() {
         if (tangential_force.norm() > cap) {
           // Sliding: the force sits on the Coulomb cone and the spring matches it.
           tangential_force *= cap / tangential_force.norm();
-          s = -(tangential_force + tangential_damping * tangential_velocity) / law.tangential_stiffness;
+          s = -(tangential_force + tangential_damping * tangential_velocity) /
+              law.tangential_stiffness;
         }
       }
       out.force_on_b = out.normal_force * c.normal + tangential_force;

@@ -11,12 +11,18 @@ namespace moreau {
 
 std::string to_string(Comparison comparison) {
   switch (comparison) {
-    case Comparison::relative: return "relative";
-    case Comparison::absolute: return "absolute";
-    case Comparison::at_least: return "at_least";
-    case Comparison::at_most: return "at_most";
-    case Comparison::range: return "range";
-    case Comparison::holds: return "holds";
+    case Comparison::relative:
+      return "relative";
+    case Comparison::absolute:
+      return "absolute";
+    case Comparison::at_least:
+      return "at_least";
+    case Comparison::at_most:
+      return "at_most";
+    case Comparison::range:
+      return "range";
+    case Comparison::holds:
+      return "holds";
   }
   return "unknown";
 }
@@ -37,7 +43,8 @@ Reference Reference::load(const std::string& directory) {
     throw InputError(reference.path_ + ": malformed JSON: " + e.what());
   }
   const std::string& path = reference.path_;
-  auto require = [&](const nlohmann::json& node, const std::string& where, const char* key) -> const nlohmann::json& {
+  auto require = [&](const nlohmann::json& node, const std::string& where,
+                     const char* key) -> const nlohmann::json& {
     if (!node.contains(key)) throw InputError(path + ": " + where + ": missing '" + key + "'");
     return node.at(key);
   };
@@ -49,10 +56,11 @@ Reference Reference::load(const std::string& directory) {
       value.name = name;
       const std::string comparison = require(entry, where, "comparison").get<std::string>();
       const Comparison all[] = {Comparison::relative, Comparison::absolute, Comparison::at_least,
-                                Comparison::at_most, Comparison::range, Comparison::holds};
+                                Comparison::at_most,  Comparison::range,    Comparison::holds};
       const auto found = std::find_if(std::begin(all), std::end(all),
                                       [&](Comparison c) { return to_string(c) == comparison; });
-      if (found == std::end(all)) throw InputError(path + ": " + where + ": unknown comparison '" + comparison + "'");
+      if (found == std::end(all))
+        throw InputError(path + ": " + where + ": unknown comparison '" + comparison + "'");
       value.comparison = *found;
       if (value.comparison == Comparison::range) {
         const auto& bounds = require(entry, where, "published");
@@ -68,9 +76,13 @@ Reference Reference::load(const std::string& directory) {
       value.statement = entry.value("statement", "");
       value.source = require(entry, where, "source").get<std::string>();
       value.reason = require(entry, where, "reason").get<std::string>();
-      if (entry.contains("scales")) value.scales = entry.at("scales").get<std::vector<std::string>>();
-      if (!std::isfinite(value.published) || !std::isfinite(value.tolerance) || value.tolerance < 0.0)
-        throw InputError(path + ": " + where + ": published value and tolerance must be finite, tolerance >= 0");
+      value.known_difference = entry.value("known_difference", "");
+      if (entry.contains("scales"))
+        value.scales = entry.at("scales").get<std::vector<std::string>>();
+      if (!std::isfinite(value.published) || !std::isfinite(value.tolerance) ||
+          value.tolerance < 0.0)
+        throw InputError(path + ": " + where +
+                         ": published value and tolerance must be finite, tolerance >= 0");
       reference.index_[name] = reference.values_.size();
       reference.values_.push_back(value);
     }

@@ -16,17 +16,24 @@ namespace moreau {
 bool passes(const ReferenceValue& ref, double measured) {
   if (!std::isfinite(measured)) return false;
   switch (ref.comparison) {
-    case Comparison::relative: return std::abs(measured - ref.published) <= ref.tolerance * std::abs(ref.published);
-    case Comparison::absolute: return std::abs(measured - ref.published) <= ref.tolerance;
-    case Comparison::at_least: return measured >= ref.published;
-    case Comparison::at_most: return measured <= ref.published;
-    case Comparison::range: return ref.published <= measured && measured <= ref.published_high;
-    case Comparison::holds: return measured == 1.0;
+    case Comparison::relative:
+      return std::abs(measured - ref.published) <= ref.tolerance * std::abs(ref.published);
+    case Comparison::absolute:
+      return std::abs(measured - ref.published) <= ref.tolerance;
+    case Comparison::at_least:
+      return measured >= ref.published;
+    case Comparison::at_most:
+      return measured <= ref.published;
+    case Comparison::range:
+      return ref.published <= measured && measured <= ref.published_high;
+    case Comparison::holds:
+      return measured == 1.0;
   }
   return false;
 }
 
-ExperimentArguments ExperimentArguments::parse(int argc, char** argv, const std::string& experiment) {
+ExperimentArguments ExperimentArguments::parse(int argc, char** argv,
+                                               const std::string& experiment) {
   ExperimentArguments args;
   for (int i = 1; i < argc; ++i) {
     const std::string key = argv[i];
@@ -40,7 +47,8 @@ ExperimentArguments ExperimentArguments::parse(int argc, char** argv, const std:
     if (i + 1 >= argc) throw InputError(experiment + ": option " + key + " needs a value");
     const std::string value = argv[++i];
     if (key == "--scale") {
-      if (value != "quick" && value != "full") throw InputError(experiment + ": --scale must be quick or full, got " + value);
+      if (value != "quick" && value != "full")
+        throw InputError(experiment + ": --scale must be quick or full, got " + value);
       args.scale = value;
     } else if (key == "--reference") {
       args.reference_directory = value;
@@ -52,7 +60,8 @@ ExperimentArguments ExperimentArguments::parse(int argc, char** argv, const std:
       throw InputError(experiment + ": unknown option " + key);
     }
   }
-  if (args.reference_directory.empty()) throw InputError(experiment + ": --reference DIR is required");
+  if (args.reference_directory.empty())
+    throw InputError(experiment + ": --reference DIR is required");
   if (args.output_directory.empty()) throw InputError(experiment + ": --output DIR is required");
   if (args.threads > 0) omp_set_num_threads(args.threads);
   std::filesystem::create_directories(args.output_directory);
@@ -60,9 +69,12 @@ ExperimentArguments ExperimentArguments::parse(int argc, char** argv, const std:
 }
 
 ExperimentResults::ExperimentResults(std::string experiment, std::string scale, Reference reference)
-    : experiment_(std::move(experiment)), scale_(std::move(scale)), reference_(std::move(reference)) {}
+    : experiment_(std::move(experiment)),
+      scale_(std::move(scale)),
+      reference_(std::move(reference)) {}
 
-const CheckResult& ExperimentResults::check(const std::string& name, double measured, const std::string& note) {
+const CheckResult& ExperimentResults::check(const std::string& name, double measured,
+                                            const std::string& note) {
   CheckResult result;
   result.reference = reference_.get(name);
   result.measured = measured;
@@ -72,11 +84,13 @@ const CheckResult& ExperimentResults::check(const std::string& name, double meas
   return checks_.back();
 }
 
-const CheckResult& ExperimentResults::check(const std::string& name, bool holds, const std::string& note) {
+const CheckResult& ExperimentResults::check(const std::string& name, bool holds,
+                                            const std::string& note) {
   return check(name, holds ? 1.0 : 0.0, note);
 }
 
-void ExperimentResults::measure(const std::string& name, double value, const std::string& unit, const std::string& note) {
+void ExperimentResults::measure(const std::string& name, double value, const std::string& unit,
+                                const std::string& note) {
   measurements_.push_back({name, value, unit, note});
 }
 
@@ -86,7 +100,7 @@ void ExperimentResults::add_file(const std::string& relative_path, const std::st
 
 bool ExperimentResults::all_passed() const {
   for (const CheckResult& c : checks_)
-    if (!c.passed) return false;
+    if (!c.passed && c.reference.known_difference.empty()) return false;
   return true;
 }
 
@@ -120,17 +134,20 @@ void ExperimentResults::write(const std::string& directory) const {
     else if (c.reference.comparison != Comparison::holds)
       entry["published"] = c.reference.published;
     entry["statement"] = c.reference.statement;
-    entry["measured"] = std::isfinite(c.measured) ? nlohmann::json(c.measured) : nlohmann::json(nullptr);
+    entry["measured"] =
+        std::isfinite(c.measured) ? nlohmann::json(c.measured) : nlohmann::json(nullptr);
     entry["tolerance"] = c.reference.tolerance;
     entry["source"] = c.reference.source;
     entry["tolerance_reason"] = c.reference.reason;
     entry["note"] = c.note;
     entry["passed"] = c.passed;
+    if (!c.reference.known_difference.empty()) entry["known_difference"] = c.reference.known_difference;
     doc["checks"].push_back(entry);
   }
   doc["measurements"] = nlohmann::json::array();
   for (const Measurement& m : measurements_)
-    doc["measurements"].push_back({{"name", m.name}, {"value", m.value}, {"unit", m.unit}, {"note", m.note}});
+    doc["measurements"].push_back(
+        {{"name", m.name}, {"value", m.value}, {"unit", m.unit}, {"note", m.note}});
   doc["files"] = nlohmann::json::array();
   for (const auto& [path, kind] : files_) doc["files"].push_back({{"path", path}, {"kind", kind}});
   std::filesystem::create_directories(directory);
@@ -139,18 +156,20 @@ void ExperimentResults::write(const std::string& directory) const {
   if (!out) throw InputError(directory + "/results.json: cannot write");
 
   std::printf("%s (%s scale)\n", experiment_.c_str(), scale_.c_str());
-  std::printf("  %-44s %-10s %14s %14s %10s  %s\n", "check", "compare", "published", "measured", "tolerance", "result");
+  std::printf("  %-44s %-10s %14s %14s %10s  %s\n", "check", "compare", "published", "measured",
+              "tolerance", "result");
   for (const CheckResult& c : checks_) {
     char published[64];
     if (c.reference.comparison == Comparison::range)
-      std::snprintf(published, sizeof published, "[%.3g, %.3g]", c.reference.published, c.reference.published_high);
+      std::snprintf(published, sizeof published, "[%.3g, %.3g]", c.reference.published,
+                    c.reference.published_high);
     else if (c.reference.comparison == Comparison::holds)
       std::snprintf(published, sizeof published, "true");
     else
       std::snprintf(published, sizeof published, "%.6g", c.reference.published);
     std::printf("  %-44s %-10s %14s %14.6g %10.2g  %s\n", c.reference.name.c_str(),
-                to_string(c.reference.comparison).c_str(), published, c.measured, c.reference.tolerance,
-                c.passed ? "pass" : "FAIL");
+                to_string(c.reference.comparison).c_str(), published, c.measured,
+                c.reference.tolerance, c.passed ? "pass" : "FAIL");
   }
   for (const Measurement& m : measurements_)
     std::printf("  measured %-40s %14.6g %s\n", m.name.c_str(), m.value, m.unit.c_str());

@@ -79,19 +79,11 @@ const StepReport& ImpulseVelocityStepper::step() {
   ConeProblem problem;
   problem.delassus = &system;
   problem.friction_model = options_.friction_model;
-  problem.q.resize(rows * contact_count);
-  problem.mu.resize(contact_count);
+  problem.q = local_velocities(world_, contacts, velocity_free, rows);
+  problem.mu = friction_coefficients(world_, contacts);
   for (int i = 0; i < contact_count; ++i) {
-    const Contact& c = contacts[i];
-    const JacobianBlock ja = -point_jacobian(c, world_.bodies[c.body_a].position);
-    const JacobianBlock jb = point_jacobian(c, world_.bodies[c.body_b].position);
-    const Vec3 u = ja * velocity_free.segment<6>(kBodyDofs * c.body_a) +
-                   jb * velocity_free.segment<6>(kBodyDofs * c.body_b);
-    problem.q.segment(rows * i, rows) = u.head(rows);
-    const double rate = c.gap / dt;
+    const double rate = contacts[i].gap / dt;
     problem.q(rows * i) += options_.error_reduction * std::min(0.0, rate) + std::max(0.0, rate);
-    problem.mu(i) =
-        world_.friction.get(world_.bodies[c.body_a].material, world_.bodies[c.body_b].material);
   }
 
   VecX impulses = VecX::Zero(rows * contact_count);

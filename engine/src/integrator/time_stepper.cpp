@@ -32,11 +32,13 @@ double relative_normal_velocity(const World& world, const Contact& c) {
 
 void StepOptions::validate() const {
   if (!(time_step > 0.0) || !std::isfinite(time_step))
-    throw InputError("time_step must be a finite positive number, got " + std::to_string(time_step));
+    throw InputError("time_step must be a finite positive number, got " +
+                     std::to_string(time_step));
   collision.validate();
   if (compatible.enabled) {
     if (frictional)
-      throw InputError("compatible CD is defined for frictionless contact (seed 000): set frictional = false");
+      throw InputError(
+          "compatible CD is defined for frictionless contact (seed 000): set frictional = false");
     compatible.truss.validate();
   }
 }
@@ -88,20 +90,15 @@ const StepReport& TimeStepper::step() {
   ConeProblem problem;
   problem.delassus = &system;
   problem.friction_model = options_.friction_model;
-  problem.q.resize(rows * contact_count);
-  problem.mu.resize(contact_count);
+  problem.q = local_velocities(world_, contacts, velocity_free, rows);
+  problem.mu = friction_coefficients(world_, contacts);
   for (int i = 0; i < contact_count; ++i) {
     const Contact& c = contacts[i];
-    const JacobianBlock ja = -point_jacobian(c, world_.bodies[c.body_a].position);
-    const JacobianBlock jb = point_jacobian(c, world_.bodies[c.body_b].position);
-    const Vec3 u = ja * velocity_free.segment<6>(kBodyDofs * c.body_a) +
-                   jb * velocity_free.segment<6>(kBodyDofs * c.body_b);
-    problem.q.segment(rows * i, rows) = u.head(rows);
-    const Material& ma = world_.materials[world_.bodies[c.body_a].material];
-    const Material& mb = world_.materials[world_.bodies[c.body_b].material];
-    const double restitution = pair_restitution(ma, mb);
+    const double restitution = pair_restitution(world_.materials[world_.bodies[c.body_a].material],
+                                                world_.materials[world_.bodies[c.body_b].material]);
     const double approach = relative_normal_velocity(world_, c);
-    if (options_.impact_law == ImpactLaw::restitution && (c.gap <= 0.0 || c.gap + dt * approach < 0.0)) {
+    if (options_.impact_law == ImpactLaw::restitution &&
+        (c.gap <= 0.0 || c.gap + dt * approach < 0.0)) {
       // Seed 000 Sec. 4.3: e_n B v^t replaces Phi/dt, so u_n+ >= -e_n u_n- for closed contacts
       // and for open ones (inside the margin) that the pre-impact velocity closes within the
       // step: their impact speed is v^t, not the Phi/dt they would be slowed to (the rebound
@@ -110,8 +107,6 @@ const StepReport& TimeStepper::step() {
     } else {
       problem.q(rows * i) += c.gap / dt;  // seed 000 eq. 16
     }
-    problem.mu(i) = world_.friction.get(world_.bodies[c.body_a].material,
-                                        world_.bodies[c.body_b].material);
   }
 
   // Warm start from the previous step's impulses of the same body pair and point ordinal.
@@ -128,7 +123,8 @@ const StepReport& TimeStepper::step() {
     for (int i = 0; i < contact_count; ++i) {
       const auto key = std::make_pair(contacts[i].body_a, contacts[i].body_b);
       const auto it = previous.find({key.first, key.second, ordinal[key]++});
-      if (it != previous.end()) impulses.segment(rows * i, rows) = previous_impulses_.segment(rows * it->second, rows);
+      if (it != previous.end())
+        impulses.segment(rows * i, rows) = previous_impulses_.segment(rows * it->second, rows);
     }
   }
 
@@ -148,7 +144,8 @@ const StepReport& TimeStepper::step() {
   for (int b = 0; b < body_count; ++b) {
     RigidBody& body = world_.bodies[b];
     if (!body.is_dynamic()) continue;
-    body.set_velocity(velocity_free.segment<6>(kBodyDofs * b) + velocity_change.segment<6>(kBodyDofs * b));
+    body.set_velocity(velocity_free.segment<6>(kBodyDofs * b) +
+                      velocity_change.segment<6>(kBodyDofs * b));
     angular_momentum[b] = body.inertia_world() * body.angular_velocity;
   }
   if (options_.compatible.enabled) {
@@ -158,8 +155,8 @@ const StepReport& TimeStepper::step() {
       velocity_end.segment<6>(kBodyDofs * b) = world_.bodies[b].velocity();
       velocity_start.segment<6>(kBodyDofs * b) = velocity_before[b];
     }
-    const NoTensionTrussProblem truss =
-        compatibility_problem(world_, system, contacts, velocity_start, velocity_end, dt, options_.compatible.law);
+    const NoTensionTrussProblem truss = compatibility_problem(
+        world_, system, contacts, velocity_start, velocity_end, dt, options_.compatible.law);
     VecX forces = impulses / dt;
     report.compatible_stats = solve_no_tension_truss(truss, options_.compatible.truss, forces);
     report.compatible_impulses = dt * forces;

@@ -70,11 +70,14 @@ void write_body_csv_rows(std::ostream& out, const World& world, long step) {
   }
 }
 
-void write_contact_csv_header(std::ostream& out) {
-  out << "step,time,contact,body_a,body_b,px,py,pz,nx,ny,nz,gap,f_n,f_t1,f_t2\n";
+void write_contact_csv_header(std::ostream& out, bool compatible) {
+  out << "step,time,contact,body_a,body_b,px,py,pz,nx,ny,nz,gap,f_n,f_t1,f_t2";
+  if (compatible) out << ",f_n_compatible";
+  out << '\n';
 }
 
-void write_contact_csv_rows(std::ostream& out, const StepReport& report, double time_step) {
+void write_contact_csv_rows(std::ostream& out, const StepReport& report, double time_step,
+                            bool compatible) {
   const int rows = report.rows_per_contact;
   for (std::size_t i = 0; i < report.contacts.size(); ++i) {
     const Contact& contact = report.contacts[i];
@@ -93,12 +96,18 @@ void write_contact_csv_rows(std::ostream& out, const StepReport& report, double 
       const long row = static_cast<long>(i) * rows + k;
       write_number(out, k < rows ? report.impulses(row) / time_step : 0.0);
     }
+    if (compatible) {
+      out << ',';
+      write_number(out, report.compatible_impulses(static_cast<long>(i)) / time_step);
+    }
     out << '\n';
   }
 }
 
-CsvWriter::CsvWriter(const std::filesystem::path& directory, Dimension dimension)
-    : bodies_path_(directory / "bodies.csv"), contacts_path_(directory / "contacts.csv") {
+CsvWriter::CsvWriter(const std::filesystem::path& directory, Dimension dimension, bool compatible)
+    : bodies_path_(directory / "bodies.csv"),
+      contacts_path_(directory / "contacts.csv"),
+      compatible_(compatible) {
   std::error_code error;
   std::filesystem::create_directories(directory, error);
   if (error)
@@ -107,7 +116,7 @@ CsvWriter::CsvWriter(const std::filesystem::path& directory, Dimension dimension
   bodies_ = open_for_writing(bodies_path_);
   contacts_ = open_for_writing(contacts_path_);
   write_body_csv_header(bodies_, dimension);
-  write_contact_csv_header(contacts_);
+  write_contact_csv_header(contacts_, compatible_);
 }
 
 void CsvWriter::write_bodies(const World& world, long step) {
@@ -115,7 +124,7 @@ void CsvWriter::write_bodies(const World& world, long step) {
 }
 
 void CsvWriter::write_contacts(const StepReport& report, double time_step) {
-  write_contact_csv_rows(contacts_, report, time_step);
+  write_contact_csv_rows(contacts_, report, time_step, compatible_);
 }
 
 void CsvWriter::flush() {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -140,6 +141,13 @@ class Node {
       fail("must lie in [" + std::to_string(minimum) + ", " + std::to_string(maximum) + "], got " +
            describe(*value_));
     return value_->is_number_float() ? static_cast<long>(x) : value_->get<long>();
+  }
+  // A stiffness: a number (checked by `read`) or the string "rigid", +infinity.
+  template <class Read>
+  double stiffness_or_rigid(Read read) const {
+    if (!value_->is_string()) return std::invoke(read, *this);
+    if (value_->get<std::string>() != "rigid") fail_type("a number or \"rigid\"");
+    return std::numeric_limits<double>::infinity();
   }
   bool boolean() const {
     if (!value_->is_boolean()) fail_type("true or false");
@@ -713,9 +721,11 @@ void read_materials(const Node& node, World& world, Context& context) {
     if (!seen.insert(material.name).second)
       name_node.fail("material \"" + material.name + "\" is defined twice");
     if (auto x = entry.find("density")) material.density = x->positive();
-    if (auto x = entry.find("youngs_modulus")) material.youngs_modulus = x->non_negative();
+    if (auto x = entry.find("youngs_modulus"))
+      material.youngs_modulus = x->stiffness_or_rigid(&Node::non_negative);
     if (auto x = entry.find("poisson_ratio")) material.poisson_ratio = x->in_range(-1.0, 0.5);
-    if (auto x = entry.find("relative_stiffness")) material.relative_stiffness = x->positive();
+    if (auto x = entry.find("relative_stiffness"))
+      material.relative_stiffness = x->stiffness_or_rigid(&Node::positive);
     if (auto x = entry.find("restitution")) material.restitution = x->in_range(0.0, 1.0);
     // A material named like the built-in one replaces it, so bodies without a material use it.
     if (material.name == world.materials.front().name)
@@ -742,8 +752,30 @@ void read_friction(const Node& node, World& world, const Context& context) {
   }
 }
 
+void read_compatible(const Node& node, const StepOptions& step, CompatibleOptions& compatible) {
+  node.expect_object(
+      {"enabled", "law", "equilibrium_tolerance", "optimality_tolerance", "max_outer_iterations"});
+  if (auto x = node.find("enabled")) {
+    compatible.enabled = x->boolean();
+    // Checked here rather than left to StepOptions::validate so the message names the key.
+    if (compatible.enabled && step.frictional)
+      x->fail(
+          "compatible CD is defined for frictionless contact: set integrator.frictional "
+          "to false");
+  }
+  if (auto x = node.find("law"))
+    compatible.law = x->choice({"hookean", "hertzian"}, "contact law") == "hookean"
+                         ? ContactLaw::hookean
+                         : ContactLaw::hertzian;
+  NoTensionTrussOptions& truss = compatible.truss;
+  if (auto x = node.find("equilibrium_tolerance")) truss.equilibrium_tolerance = x->positive();
+  if (auto x = node.find("optimality_tolerance")) truss.optimality_tolerance = x->positive();
+  if (auto x = node.find("max_outer_iterations"))
+    truss.max_outer_iterations = static_cast<int>(x->integer(1, std::numeric_limits<int>::max()));
+}
+
 void read_integrator(const Node& node, StepOptions& step) {
-  node.expect_object({"frictional", "friction_model", "impact_law"});
+  node.expect_object({"frictional", "friction_model", "impact_law", "compatible"});
   if (auto x = node.find("frictional")) step.frictional = x->boolean();
   if (auto x = node.find("friction_model"))
     step.friction_model = x->choice({"coulomb", "convex_relaxation"}) == "coulomb"
@@ -752,6 +784,29 @@ void read_integrator(const Node& node, StepOptions& step) {
   if (auto x = node.find("impact_law"))
     step.impact_law = x->choice({"plastic", "restitution"}) == "plastic" ? ImpactLaw::plastic
                                                                          : ImpactLaw::restitution;
+  if (auto x = node.find("compatible")) read_compatible(*x, step, step.compatible);
+}
+
+void read_dem(const Node& node, Scene& scene) {
+  node.expect_object({"law", "damping_ratio", "tangential", "tangential_stiffness_ratio",
+                      "tangential_damping_ratio", "time_step", "skin", "duration"});
+  DemMaterialLaw& law = scene.dem.law;
+  if (auto x = node.find("law"))
+    law.law = x->choice({"hookean", "hertzian"}, "contact law") == "hookean" ? NormalLaw::hookean
+                                                                             : NormalLaw::hertzian;
+  if (auto x = node.find("damping_ratio")) law.damping_ratio = x->non_negative();
+  if (auto x = node.find("tangential")) law.tangential = x->boolean();
+  if (auto x = node.find("tangential_stiffness_ratio"))
+    law.tangential_stiffness_ratio = x->non_negative();
+  if (auto x = node.find("tangential_damping_ratio"))
+    law.tangential_damping_ratio = x->non_negative();
+  if (auto x = node.find("time_step")) {
+    scene.dem_time_step_auto = x->value().is_string();
+    if (scene.dem_time_step_auto && x->string() != "auto") x->fail_type("a number > 0 or \"auto\"");
+    if (!scene.dem_time_step_auto) scene.dem.time_step = x->positive();
+  }
+  if (auto x = node.find("skin")) scene.dem.skin = x->non_negative();
+  if (auto x = node.find("duration")) scene.dem_duration = x->non_negative();
 }
 
 void read_collision(const Node& node, CollisionOptions& collision) {
@@ -829,17 +884,21 @@ void read_output(const Node& node, OutputOptions& output) {
   if (auto x = node.find("progress")) output.progress = x->boolean();
 }
 
-// Number of steps from "steps" or "duration" (rounded up, to the nearest integer when
-// duration / time_step is one up to rounding error).
+// duration / time_step rounded up, to the nearest integer when it is one up to rounding
+// error (0.3 / 0.1 gives 3).
+double step_count(double duration, double time_step) {
+  const double ratio = duration / time_step;
+  const double nearest = std::round(ratio);
+  return std::abs(ratio - nearest) <= 1e-9 * std::max(1.0, ratio) ? nearest : std::ceil(ratio);
+}
+
+// Number of steps from "steps" or "duration".
 long read_step_count(const Node& root, double time_step) {
   if (root.has("steps") && root.has("duration"))
     root.fail("give either \"steps\" or \"duration\", not both");
   if (auto steps = root.find("steps")) return steps->integer(0);
   if (auto duration = root.find("duration")) {
-    const double ratio = duration->non_negative() / time_step;
-    const double nearest = std::round(ratio);
-    const double steps =
-        std::abs(ratio - nearest) <= 1e-9 * std::max(1.0, ratio) ? nearest : std::ceil(ratio);
+    const double steps = step_count(duration->non_negative(), time_step);
     if (steps > 1e15) duration->fail("gives " + format_number(steps) + " steps, too many to run");
     return static_cast<long>(steps);
   }
@@ -970,11 +1029,45 @@ std::string to_string(SolverFailurePolicy policy) {
   return policy == SolverFailurePolicy::warn ? "warn" : "stop";
 }
 
+std::string to_string(Method method) { return method == Method::cd ? "cd" : "dem"; }
+
+DemRun dem_run(const Scene& scene) {
+  const World& world = scene.world;
+  for (const RigidBody& body : world.bodies) {
+    const Material& material = world.materials[body.material];
+    if (material.youngs_modulus == 0.0)
+      throw InputError(scene.source + ": method \"dem\": material \"" + material.name +
+                       "\" (of body \"" + body.name +
+                       "\") has no youngs_modulus; DEM needs one (in Pa, or \"rigid\")");
+  }
+  DemRun run;
+  run.options = scene.dem;
+  validate_in(scene.source, [&] {
+    if (scene.dem_time_step_auto) {
+      run.options.time_step = 0.5 * estimate_stable_time_step(world, run.options);
+      if (!std::isfinite(run.options.time_step))
+        throw InputError(
+            "dem.time_step: \"auto\" needs a dynamic body to estimate from; give "
+            "a number");
+    }
+    run.options.validate();
+  });
+  const double duration =
+      scene.dem_duration.value_or(static_cast<double>(scene.steps) * scene.step.time_step);
+  const double steps = step_count(duration, run.options.time_step);
+  if (steps > 1e15)
+    throw InputError(scene.source + ": method \"dem\": " + format_number(duration) + " s at " +
+                     format_number(run.options.time_step) + " s per step gives " +
+                     format_number(steps) + " steps, too many to run");
+  run.steps = static_cast<long>(steps);
+  return run;
+}
+
 Scene parse_scene(const nlohmann::json& document, const std::string& source_name) {
   const Node root(document, "", source_name);
   root.expect_object({"description", "dimension", "gravity", "time_step", "steps", "duration",
-                      "integrator", "collision", "solver", "materials", "friction", "bodies",
-                      "generators", "output"});
+                      "method", "integrator", "dem", "collision", "solver", "materials", "friction",
+                      "bodies", "generators", "output"});
   if (auto x = root.find("description")) x->string();
 
   Scene scene;
@@ -989,7 +1082,10 @@ Scene parse_scene(const nlohmann::json& document, const std::string& source_name
   if (auto x = root.find("gravity")) world.gravity = read_point(*x, context);
   if (auto x = root.find("time_step")) scene.step.time_step = x->positive();
   scene.steps = read_step_count(root, scene.step.time_step);
+  if (auto x = root.find("method"))
+    scene.method = x->choice({"cd", "dem"}, "method") == "cd" ? Method::cd : Method::dem;
   if (auto x = root.find("integrator")) read_integrator(*x, scene.step);
+  if (auto x = root.find("dem")) read_dem(*x, scene);
   if (auto x = root.find("collision")) read_collision(*x, scene.step.collision);
   if (auto x = root.find("solver")) read_solver(*x, scene.step, scene.on_solver_failure);
 
@@ -1021,6 +1117,8 @@ Scene parse_scene(const nlohmann::json& document, const std::string& source_name
 
   validate_in(source_name, [&] { world.validate(); });
   validate_in(source_name, [&] { scene.step.validate(); });
+  // A DEM scene's materials and time step are checked now, not when the run starts.
+  if (scene.method == Method::dem) dem_run(scene);
   return scene;
 }
 

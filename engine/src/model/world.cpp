@@ -64,7 +64,8 @@ void World::validate() const {
         !finite(b.angular_velocity))
       fail(i, "state (position, orientation or velocity) is not finite");
     if (std::abs(b.orientation.norm() - 1.0) > 1e-9)
-      fail(i, "orientation quaternion is not unit (norm " + std::to_string(b.orientation.norm()) + ")");
+      fail(i, "orientation quaternion is not unit (norm " + std::to_string(b.orientation.norm()) +
+                  ")");
     if (b.is_dynamic()) {
       if (!(b.mass > 0.0) || !std::isfinite(b.mass)) fail(i, "mass must be finite and > 0");
       if (!b.inertia_body.allFinite()) fail(i, "inertia is not finite");
@@ -81,7 +82,8 @@ void World::validate() const {
         [&](const auto& g) {
           using G = std::decay_t<decltype(g)>;
           if constexpr (std::is_same_v<G, Sphere>) {
-            if (!(g.radius >= 0.0) || !std::isfinite(g.radius)) fail(i, "sphere radius must be >= 0");
+            if (!(g.radius >= 0.0) || !std::isfinite(g.radius))
+              fail(i, "sphere radius must be >= 0");
           } else if constexpr (std::is_same_v<G, HalfSpace>) {
             if (!finite(g.normal) || std::abs(g.normal.norm() - 1.0) > 1e-9)
               fail(i, "half-space normal must be a unit vector");
@@ -110,8 +112,8 @@ void World::check_finite(long step) const {
     const RigidBody& b = bodies[i];
     if (!finite(b.position) || !b.orientation.coeffs().allFinite() || !finite(b.linear_velocity) ||
         !finite(b.angular_velocity))
-      throw SimulationError("step " + std::to_string(step) + ": the state of " + body_label(*this, i) +
-                            " is not finite (NaN or inf)");
+      throw SimulationError("step " + std::to_string(step) + ": the state of " +
+                            body_label(*this, i) + " is not finite (NaN or inf)");
   }
 }
 

@@ -5,7 +5,8 @@
 namespace moreau {
 
 SeparableTerm nonnegative_orthant() {
-  return {[](const VecX&) { return 0.0; }, [](const VecX& v, double, VecX& out) { out = v.cwiseMax(0.0); }};
+  return {[](const VecX&) { return 0.0; },
+          [](const VecX& v, double, VecX& out) { out = v.cwiseMax(0.0); }};
 }
 
 BoundConstrainedStats minimize_nonnegative(const SmoothFunction& f, const SeparableTerm& g, VecX& x,

@@ -7,6 +7,7 @@
 #include "iteration_monitor.hpp"
 #include "moreau/core/error.hpp"
 #include "moreau/impact/block_solvers.hpp"
+#include "moreau/nlgs/nlgs_solver.hpp"
 #include "moreau/solver/apgd.hpp"
 #include "moreau/solver/projected_gauss_jacobi.hpp"
 #include "moreau/solver/projected_gauss_seidel.hpp"
@@ -79,7 +80,9 @@ void SolverOptions::validate(int contact_count) const {
 }
 
 std::vector<std::string> solver_names() {
-  return {"pgs", "pgj", "apgd", "md_gs", "md_jacobi", "md_blend"};
+  std::vector<std::string> names{"pgs", "pgj", "apgd", "md_gs", "md_jacobi", "md_blend"};
+  for (const std::string& nlgs : nlgs_solver_names()) names.push_back(nlgs);
+  return names;
 }
 
 std::unique_ptr<ContactSolver> make_solver(const std::string& name, const SolverOptions& options) {
@@ -91,6 +94,8 @@ std::unique_ptr<ContactSolver> make_solver(const std::string& name, const Solver
   if (name == "md_gs") return std::make_unique<MaxDissipationGaussSeidel>(options);
   if (name == "md_jacobi") return std::make_unique<MaxDissipationJacobi>(options);
   if (name == "md_blend") return std::make_unique<MaxDissipationBlend>(options);
+  // NLGS with the local solvers of seed 004 (nlgs-sbp, nlgs-ebp, nlgs-sal, nlgs-eal).
+  if (auto nlgs = make_nlgs_solver(name, options)) return nlgs;
   std::string known;
   for (const std::string& candidate : solver_names()) {
     known += (known.empty() ? "" : ", ") + candidate;

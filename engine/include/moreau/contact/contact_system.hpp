@@ -27,6 +27,15 @@ struct ContactRows {
 // J (v, omega) = (frame)^T (v + omega x (p - x)).
 JacobianBlock point_jacobian(const Contact& contact, const Vec3& body_position);
 
+// Local velocities u_i = J_a v_a + J_b v_b (leading `rows` entries per contact) of generalized
+// body velocities (6 per body), over all bodies: unlike ContactSystem, fixed and prescribed
+// bodies enter with their own velocity. Used for the free term q of every time stepper.
+VecX local_velocities(const World& world, const std::vector<Contact>& contacts,
+                      const VecX& body_velocities, int rows);
+
+// Coulomb coefficient of each contact from the friction table of the two bodies' materials.
+VecX friction_coefficients(const World& world, const std::vector<Contact>& contacts);
+
 // The contact system of one time step: Jacobians of all contacts and the inverse masses of
 // all bodies. Implements the Delassus operator matrix-free: W x = J M^-1 J^T x, computed as a
 // gather over each body's contacts (no atomics, deterministic) then a per-contact product,

@@ -9,11 +9,10 @@
 // Hertz-Mindlin law of Zhang & Makse (2005, PRE 72 011301) written with the full overlap, fixes
 // k_n = 4/3 E* sqrt(R* d) for Silbert's Hertzian form; the Hookean law takes the same k_n.
 // 1/E* = (1 - nu_a^2)/E_a + (1 - nu_b^2)/E_b, R* = R_a R_b / (R_a + R_b), d the mean diameter
-// of the pair (the sphere's diameter against a wall). Damping gamma_n = 2 zeta sqrt(k_n m*), with zeta = 1 (critical,
-// e_n = 0) as in seed 000 Sec. 8.2.
-// Tangential (Cundall & Strack 1979; Silbert eq. 4): a spring on the accumulated tangential
-// displacement, F_t = -k_t s_t - gamma_t v_t, capped at mu max(F_n, 0) (the spring is reset to
-// the cap when sliding).
+// of the pair (the sphere's diameter against a wall). Damping gamma_n = 2 zeta sqrt(k_n m*), with
+// zeta = 1 (critical, e_n = 0) as in seed 000 Sec. 8.2. Tangential (Cundall & Strack 1979; Silbert
+// eq. 4): a spring on the accumulated tangential displacement, F_t = -k_t s_t - gamma_t v_t, capped
+// at mu max(F_n, 0) (the spring is reset to the cap when sliding).
 #include "moreau/model/world.hpp"
 
 namespace moreau {
@@ -22,18 +21,18 @@ enum class NormalLaw { hookean, hertzian };
 
 struct DemMaterialLaw {
   NormalLaw law = NormalLaw::hookean;
-  double damping_ratio = 1.0;        // zeta; 1 = critical (e_n = 0)
+  double damping_ratio = 1.0;                     // zeta; 1 = critical (e_n = 0)
   double tangential_stiffness_ratio = 2.0 / 7.0;  // k_t / k_n (Silbert et al. 2001)
   // zeta_t of the tangential spring: gamma_t = 2 zeta_t sqrt(k_t m_t) with m_t = 2/7 m*, the
   // tangential inertia of a rolling solid sphere; 0 = undamped (Silbert et al. 2001).
   double tangential_damping_ratio = 0.0;
-  bool tangential = true;            // Cundall-Strack spring with Coulomb cap
+  bool tangential = true;  // Cundall-Strack spring with Coulomb cap
 };
 
 struct PairLaw {
-  double stiffness = 0.0;           // k_n, N/m
-  double damping_ratio = 1.0;       // zeta
-  double effective_mass = 0.0;      // m*, kg
+  double stiffness = 0.0;       // k_n, N/m
+  double damping_ratio = 1.0;   // zeta
+  double effective_mass = 0.0;  // m*, kg
   double tangential_stiffness = 0.0;
   double tangential_damping = 0.0;  // gamma_t, N s/m
   double diameter = 0.0;            // d of the Hertzian factor sqrt(delta / d), m

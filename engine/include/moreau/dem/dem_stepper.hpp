@@ -28,10 +28,10 @@ struct DemContact {
   int body_a = -1;
   int body_b = -1;
   Vec3 point = Vec3::Zero();
-  Vec3 normal = Vec3::UnitY();  // from a to b
-  double overlap = 0.0;         // m
-  double normal_force = 0.0;    // N, elastic + viscous (may pull while a contact opens)
-  double elastic_force = 0.0;   // N, the elastic part alone
+  Vec3 normal = Vec3::UnitY();     // from a to b
+  double overlap = 0.0;            // m
+  double normal_force = 0.0;       // N, elastic + viscous (may pull while a contact opens)
+  double elastic_force = 0.0;      // N, the elastic part alone
   Vec3 force_on_b = Vec3::Zero();  // total contact force on b (normal + tangential), N
 };
 
@@ -49,7 +49,7 @@ class DemStepper {
   // step exceeds the stability estimate (naming both).
   DemStepper(World& world, DemOptions options);
 
-  void step();  // one velocity-Verlet step
+  void step();                               // one velocity-Verlet step
   std::vector<DemContact> contacts() const;  // touching pairs after the last step
   double kinetic_energy() const;
   double max_speed() const;
@@ -70,7 +70,7 @@ class DemStepper {
   std::vector<Vec3> spring_;              // Cundall-Strack tangential displacement per pair
   std::vector<DemContact> pair_contact_;  // per pair; overlap <= 0 when apart
   std::vector<int> body_pair_start_, body_pair_index_;  // body -> (pair, side) CSR
-  std::vector<Vec6> force_;               // per body: force, torque
+  std::vector<Vec6> force_;                             // per body: force, torque
 
   void rebuild_neighbours();
   bool neighbours_stale() const;

@@ -20,14 +20,18 @@ std::string to_string(Comparison comparison);
 
 struct ReferenceValue {
   std::string name;
-  double published = 0.0;  // value, or bound; low end for `range`
+  double published = 0.0;       // value, or bound; low end for `range`
   double published_high = 0.0;  // high end for `range`
-  std::string statement;  // the published claim in words (for `holds` and the report)
+  std::string statement;        // the published claim in words (for `holds` and the report)
   Comparison comparison = Comparison::relative;
   double tolerance = 0.0;
-  std::string source;  // paper, section, table or figure
-  std::string reason;  // why this tolerance
+  std::string source;               // paper, section, table or figure
+  std::string reason;               // why this tolerance
   std::vector<std::string> scales;  // scales the entry applies to; empty = every scale
+  // Non-empty when this suite is known not to reproduce the published claim, with the
+  // analysis of why (FCLIB/Siconos "will fail"): the check still runs and is reported as a
+  // difference, but does not fail the experiment. A known difference that passes is reported.
+  std::string known_difference;
   bool applies_to(const std::string& scale) const;
 };
 

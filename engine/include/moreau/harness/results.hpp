@@ -42,14 +42,16 @@ class ExperimentResults {
   // Compares `measured` with the reference entry `name` and records the verdict.
   const CheckResult& check(const std::string& name, double measured, const std::string& note = "");
   const CheckResult& check(const std::string& name, bool holds, const std::string& note = "");
-  void measure(const std::string& name, double value, const std::string& unit, const std::string& note = "");
+  void measure(const std::string& name, double value, const std::string& unit,
+               const std::string& note = "");
   void add_file(const std::string& relative_path, const std::string& kind);  // "raw", "figure"
 
   bool all_passed() const;
   const std::vector<CheckResult>& checks() const { return checks_; }
   // Writes results.json into `directory` and prints a table to stdout.
   void write(const std::string& directory) const;
-  // 0 when every check passed and every reference entry was checked, else 1.
+  // 0 when every check passed (known differences aside) and every reference entry was
+  // checked, else 1.
   int exit_code() const;
 
  private:

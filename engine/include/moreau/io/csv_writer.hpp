@@ -24,16 +24,19 @@ void write_body_csv_rows(std::ostream& out, const World& world, long step);
 // body_b, px, py, pz (contact point, m), nx, ny, nz (unit normal from a to b), gap (m), f_n,
 // f_t1, f_t2: the force body a exerts on body b in the frame (normal, tangent1, tangent2), N,
 // i.e. the step's impulses divided by the time step (seed 000 eq. 13). Rows the problem does
-// not have (frictionless, or t2 in 2D) are written as 0.
-void write_contact_csv_header(std::ostream& out);
-void write_contact_csv_rows(std::ostream& out, const StepReport& report, double time_step);
+// not have (frictionless, or t2 in 2D) are written as 0. With `compatible` a last column
+// f_n_compatible holds the compatible CD force, StepReport::compatible_impulses / time step.
+void write_contact_csv_header(std::ostream& out, bool compatible = false);
+void write_contact_csv_rows(std::ostream& out, const StepReport& report, double time_step,
+                            bool compatible = false);
 
 // bodies.csv and contacts.csv in one directory, for the steps a run chooses to write.
 class CsvWriter {
  public:
   // Creates `directory` if needed and starts both files (truncating old ones) with their
-  // headers. Throws InputError naming the path if a file cannot be created.
-  CsvWriter(const std::filesystem::path& directory, Dimension dimension);
+  // headers. Throws InputError naming the path if a file cannot be created. `compatible` adds
+  // the f_n_compatible column to contacts.csv.
+  CsvWriter(const std::filesystem::path& directory, Dimension dimension, bool compatible = false);
 
   void write_bodies(const World& world, long step);
   void write_contacts(const StepReport& report, double time_step);
@@ -48,6 +51,7 @@ class CsvWriter {
   std::filesystem::path contacts_path_;
   std::ofstream bodies_;
   std::ofstream contacts_;
+  bool compatible_ = false;
 };
 
 }  // namespace moreau

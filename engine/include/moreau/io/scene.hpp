@@ -3,8 +3,10 @@
 // output. The format, every key with its unit and default, is documented in
 // docs/scene-format.md.
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 
+#include "moreau/dem/dem_stepper.hpp"
 #include "moreau/integrator/time_stepper.hpp"
 #include "moreau/model/world.hpp"
 
@@ -26,10 +28,21 @@ enum class SolverFailurePolicy {
   stop,  // stop the run with a SimulationError
 };
 
+// Which time stepper runs the scene: the same world either way.
+enum class Method {
+  cd,   // contact dynamics, TimeStepper
+  dem,  // the explicit penalty DEM reference, DemStepper
+};
+
 struct Scene {
   World world;
+  Method method = Method::cd;
   StepOptions step;
   long steps = 0;  // number of time steps to run
+  // Read (and checked) whatever the method, so that `moreau run --method dem` can switch.
+  DemOptions dem;
+  bool dem_time_step_auto = true;      // dem.time_step from the stability estimate at run time
+  std::optional<double> dem_duration;  // s; unset: steps x step.time_step
   OutputOptions output;
   SolverFailurePolicy on_solver_failure = SolverFailurePolicy::warn;
   std::string source;  // file name (or the name given to parse_scene), used in messages
@@ -45,5 +58,16 @@ Scene load_scene(const std::string& path);
 Scene parse_scene(const nlohmann::json& document, const std::string& source_name);
 
 std::string to_string(SolverFailurePolicy policy);
+std::string to_string(Method method);
+
+// A DEM run of the scene: its options with an "auto" time step resolved (half the stability
+// estimate, a margin for the neighbours that form while the run goes on) and its step count.
+struct DemRun {
+  DemOptions options;
+  long steps = 0;
+};
+// Throws InputError naming the scene file and the first material a body uses that lacks a
+// Young's modulus (DEM needs one for every contact stiffness).
+DemRun dem_run(const Scene& scene);
 
 }  // namespace moreau

@@ -18,13 +18,13 @@ struct RigidBody {
   Motion motion = Motion::dynamic;
   bool rotation_locked = false;  // translation only, e.g. the non-rotating spheres of seed 001
 
-  Vec3 position = Vec3::Zero();                   // centre of mass, world frame, m
-  Quat orientation = Quat::Identity();            // body-to-world rotation (unit)
-  Vec3 linear_velocity = Vec3::Zero();            // m/s
-  Vec3 angular_velocity = Vec3::Zero();           // rad/s, world frame
+  Vec3 position = Vec3::Zero();          // centre of mass, world frame, m
+  Quat orientation = Quat::Identity();   // body-to-world rotation (unit)
+  Vec3 linear_velocity = Vec3::Zero();   // m/s
+  Vec3 angular_velocity = Vec3::Zero();  // rad/s, world frame
 
-  double mass = 1.0;                    // kg
-  Mat3 inertia_body = Mat3::Identity(); // about the centre of mass, body axes, kg m^2
+  double mass = 1.0;                     // kg
+  Mat3 inertia_body = Mat3::Identity();  // about the centre of mass, body axes, kg m^2
 
   Shape shape;
   int material = 0;  // index into World::materials
@@ -40,8 +40,8 @@ struct RigidBody {
 // degrees of freedom: zero for fixed/prescribed bodies, zero rotation when locked, and only
 // (x, y, rot z) in a 2D world. Block-diagonal: [m^-1 I_lin ; J^-1].
 struct InverseMass {
-  Vec3 linear = Vec3::Zero();    // diagonal of the translational block
-  Mat3 angular = Mat3::Zero();   // world frame
+  Vec3 linear = Vec3::Zero();   // diagonal of the translational block
+  Mat3 angular = Mat3::Zero();  // world frame
   Vec6 apply(const Vec6& f) const {
     Vec6 out;
     out.head<3>() = linear.cwiseProduct(f.head<3>());

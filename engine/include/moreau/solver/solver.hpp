@@ -64,7 +64,8 @@ class ContactSolver {
   SolverOptions options_;
 };
 
-// Names: "pgs", "pgj", "apgd". Throws InputError for an unknown name, listing the known ones.
+// Names: "pgs", "pgj", "apgd", "md_gs", "md_jacobi", "md_blend", "nlgs-sbp", "nlgs-ebp", "nlgs-sal",
+// "nlgs-eal". Throws InputError for an unknown name, listing the known ones.
 std::unique_ptr<ContactSolver> make_solver(const std::string& name, const SolverOptions& options);
 std::vector<std::string> solver_names();
 

@@ -1,0 +1,145 @@
+#include "fclib_command.hpp"
+
+#include <chrono>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "moreau/core/error.hpp"
+#include "moreau/fclib/fclib.hpp"
+#include "moreau/solver/merit.hpp"
+#include "moreau/solver/solver.hpp"
+
+namespace moreau::cli {
+namespace {
+
+struct SolveArguments {
+  std::string file;
+  std::string solver = "pgs";
+  double tolerance = 1e-8;
+  int max_iterations = 10000;
+  std::string output;
+};
+
+// Runs a command, turning its exceptions into the exit codes of main.cpp (2 bad input,
+// 1 other) since CLI11 callbacks may only leave parse() through a CLI::Error.
+template <typename Command>
+void guarded(Command command) {
+  try {
+    command();
+  } catch (const InputError& e) {
+    std::cerr << "moreau: error: " << e.what() << '\n';
+    throw CLI::RuntimeError(2);
+  } catch (const std::exception& e) {
+    std::cerr << "moreau: error: " << e.what() << '\n';
+    throw CLI::RuntimeError(1);
+  }
+}
+
+void print_info(const std::string& path) {
+  const fclib::File file = fclib::read_file(path);
+  const bool local = file.local.has_value();
+  const VecX& mu = local ? file.local->mu : file.global->mu;
+  const std::optional<fclib::Info>& info = local ? file.local->info : file.global->info;
+  std::cout << "file:       " << path << '\n'
+            << "kind:       " << (local ? "local" : "global") << '\n'
+            << "dimension:  " << (local ? file.local->spacedim : file.global->spacedim) << '\n'
+            << "contacts:   " << mu.size() << '\n';
+  if (local) {
+    std::cout << "dofs:       -\n"
+              << "W:          " << to_string(file.local->W.storage) << ", "
+              << file.local->W.matrix.nonZeros() << " entries\n";
+  } else {
+    std::cout << "dofs:       " << file.global->dofs() << '\n'
+              << "M, H:       " << to_string(file.global->M.storage) << ", "
+              << to_string(file.global->H.storage) << '\n';
+  }
+  if (mu.size() > 0) {
+    std::cout << "mu:         " << mu.minCoeff() << " .. " << mu.maxCoeff() << '\n';
+  }
+  std::cout << "title:      " << (info ? info->title : std::string()) << '\n'
+            << "solution:   " << (file.solution ? "yes" : "no") << '\n'
+            << "guesses:    " << file.guesses.size() << '\n';
+}
+
+void solve(const SolveArguments& arguments) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  fclib::File file = fclib::read_file(arguments.file);
+
+  std::unique_ptr<fclib::GlobalReduction> reduction;
+  if (file.global) reduction = std::make_unique<fclib::GlobalReduction>(*file.global);
+  const fclib::LocalProblem& local = reduction ? reduction->local() : *file.local;
+  const fclib::LocalSystem system(local);
+
+  SolverOptions options;
+  options.tolerance = arguments.tolerance;
+  options.max_iterations = arguments.max_iterations;
+  options.record_history = false;
+  const auto solver = make_solver(arguments.solver, options);
+  VecX r = VecX::Zero(local.q.size());
+  const SolverStats stats = solver->solve(system.problem(), r);
+
+  fclib::Solution solution;
+  solution.r = r;
+  solution.u = local.W.matrix * r + local.q;
+  if (reduction) solution.v = reduction->velocity(r);
+  const double fclib_merit = fclib::natural_map_merit(local, r);
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+
+  const nlohmann::json summary = {
+      {"file", arguments.file},
+      {"kind", file.local ? "local" : "global"},
+      {"solver", stats.solver},
+      {"converged", stats.converged},
+      {"termination", to_string(stats.termination)},
+      {"iterations", stats.iterations},
+      {"tolerance", stats.tolerance},
+      {"merit", fclib_merit},
+      {"suite_merit", stats.merit},
+      {"solver_seconds", stats.wall_seconds},
+      {"time_seconds", seconds},
+  };
+  std::cout << summary.dump(2) << '\n';
+
+  if (!arguments.output.empty()) {
+    file.solution = solution;
+    fclib::write_file(arguments.output, file);
+  }
+}
+
+}  // namespace
+
+void add_fclib_command(CLI::App& app) {
+  CLI::App* fclib = app.add_subcommand("fclib", "FCLIB frictional contact problems (HDF5)");
+  fclib->require_subcommand(1);
+  fclib->footer(
+      "FCLIB: the HDF5 collection of discrete frictional contact problems (Acary, Bremond, "
+      "Huber). Global problems M v = H r + f, u = H^T v + w are reduced to W = H^T M^-1 H, "
+      "q = H^T M^-1 f + w.");
+
+  auto info_path = std::make_shared<std::string>();
+  CLI::App* info = fclib->add_subcommand("info", "Read, validate and describe an FCLIB file");
+  info->add_option("FILE", *info_path, "FCLIB file (.hdf5)")->required();
+  info->callback([info_path] { guarded([&] { print_info(*info_path); }); });
+
+  auto arguments = std::make_shared<SolveArguments>();
+  CLI::App* solve_command =
+      fclib->add_subcommand("solve", "Solve an FCLIB problem and print a JSON summary on stdout");
+  solve_command->add_option("FILE", arguments->file, "FCLIB file (.hdf5)")->required();
+  solve_command->add_option("--solver", arguments->solver, "Solver (see `moreau solvers`)")
+      ->capture_default_str();
+  solve_command->add_option("--tol", arguments->tolerance, "Tolerance on the suite's merit")
+      ->capture_default_str();
+  solve_command->add_option("--max-iter", arguments->max_iterations, "Iteration limit")
+      ->capture_default_str();
+  solve_command->add_option("--output", arguments->output,
+                            "Write the problem with /solution/r, u (and v for a global problem)");
+  solve_command->callback([arguments] { guarded([&] { solve(*arguments); }); });
+}
+
+}  // namespace moreau::cli
