@@ -15,7 +15,7 @@ Vec3 project_onto_cone(const Vec3& x, double mu, int rows) {
   }
   const auto tangent = x.segment(1, rows - 1);
   const double tangent_norm = tangent.norm();
-  if (tangent_norm <= mu * normal) {
+  if (normal >= 0.0 && tangent_norm <= mu * normal) {  // normal >= 0 matters for mu = 0
     p.head(rows) = x.head(rows);
     return p;
   }
