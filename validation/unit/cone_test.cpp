@@ -149,7 +149,8 @@ BOOST_AUTO_TEST_CASE(frictionless_cone_is_a_ray_and_its_dual_a_half_space) {
   BOOST_TEST(project_onto_cone(Vec3(-1.0, 0.0, 0.0), 0.0, 3).norm() == 0.0);
   BOOST_TEST(project_onto_cone(Vec3(-1.0, 0.0, 0.0), 0.0, 2).norm() == 0.0);
   // And the dual of that ray is the half-space u_n >= 0.
-  BOOST_TEST((project_onto_dual_cone(Vec3(1.0, 0.0, 0.0), 0.0, 3) - Vec3(1.0, 0.0, 0.0)).norm() == 0.0);
+  BOOST_TEST((project_onto_dual_cone(Vec3(1.0, 0.0, 0.0), 0.0, 3) - Vec3(1.0, 0.0, 0.0)).norm() ==
+             0.0);
   const Vec3 half_space = project_onto_dual_cone(Vec3(-1.0, 3.0, 2.0), 0.0, 3);
   BOOST_TEST((half_space - Vec3(0.0, 3.0, 2.0)).norm() == 0.0);
   const Vec3 kept(0.5, 3.0, 2.0);

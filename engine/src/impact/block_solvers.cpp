@@ -133,27 +133,6 @@ class Monitor {
   std::chrono::steady_clock::time_point start_;
 };
 
-std::vector<int> visiting_order(const SolverOptions& options, int contacts) {
-  std::vector<int> order(contacts);
-  std::iota(order.begin(), order.end(), 0);
-  switch (options.order) {
-    case ContactOrder::natural:
-      break;
-    case ContactOrder::reverse:
-      std::reverse(order.begin(), order.end());
-      break;
-    case ContactOrder::random: {
-      std::mt19937 generator(options.seed);
-      std::shuffle(order.begin(), order.end(), generator);
-      break;
-    }
-    case ContactOrder::custom:
-      order = options.custom_order;
-      break;
-  }
-  return order;
-}
-
 // Residual of r from u = W r + q, the local solves in parallel for large problems.
 double residual_from_velocity(const ConeProblem& problem, const Blocks& blocks, const VecX& r,
                               const VecX& u) {

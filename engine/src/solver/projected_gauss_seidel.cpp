@@ -1,8 +1,6 @@
 #include "moreau/solver/projected_gauss_seidel.hpp"
 
 #include <algorithm>
-#include <numeric>
-#include <random>
 #include <utility>
 #include <vector>
 
@@ -10,31 +8,6 @@
 #include "moreau/solver/cone.hpp"
 
 namespace moreau {
-
-namespace {
-
-std::vector<int> visiting_order(const SolverOptions& options, int contacts) {
-  std::vector<int> order(contacts);
-  std::iota(order.begin(), order.end(), 0);
-  switch (options.order) {
-    case ContactOrder::natural:
-      break;
-    case ContactOrder::reverse:
-      std::reverse(order.begin(), order.end());
-      break;
-    case ContactOrder::random: {
-      std::mt19937 generator(options.seed);
-      std::shuffle(order.begin(), order.end(), generator);
-      break;
-    }
-    case ContactOrder::custom:
-      order = options.custom_order;
-      break;
-  }
-  return order;
-}
-
-}  // namespace
 
 ProjectedGaussSeidel::ProjectedGaussSeidel(SolverOptions options)
     : ContactSolver(std::move(options)) {

@@ -1,6 +1,9 @@
 #include "moreau/solver/solver.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <random>
 #include <sstream>
 #include <utility>
 
@@ -77,6 +80,27 @@ void SolverOptions::validate(int contact_count) const {
     }
     seen[contact] = true;
   }
+}
+
+std::vector<int> visiting_order(const SolverOptions& options, int contacts) {
+  std::vector<int> order(contacts);
+  std::iota(order.begin(), order.end(), 0);
+  switch (options.order) {
+    case ContactOrder::natural:
+      break;
+    case ContactOrder::reverse:
+      std::reverse(order.begin(), order.end());
+      break;
+    case ContactOrder::random: {
+      std::mt19937 generator(options.seed);
+      std::shuffle(order.begin(), order.end(), generator);
+      break;
+    }
+    case ContactOrder::custom:
+      order = options.custom_order;
+      break;
+  }
+  return order;
 }
 
 std::vector<std::string> solver_names() {

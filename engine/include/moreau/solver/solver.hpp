@@ -66,6 +66,10 @@ class ContactSolver {
 
 // Names: "pgs", "pgj", "apgd", "md_gs", "md_jacobi", "md_blend", "nlgs-sbp", "nlgs-ebp", "nlgs-sal",
 // "nlgs-eal". Throws InputError for an unknown name, listing the known ones.
+// Contact visiting order of Gauss-Seidel solvers for SolverOptions::order (random: std::mt19937
+// seeded with SolverOptions::seed, shuffled once).
+std::vector<int> visiting_order(const SolverOptions& options, int contacts);
+
 std::unique_ptr<ContactSolver> make_solver(const std::string& name, const SolverOptions& options);
 std::vector<std::string> solver_names();
 
