@@ -87,7 +87,10 @@ void solve(const SolveArguments& arguments) {
   fclib::Solution solution;
   solution.r = r;
   solution.u = local.W.matrix * r + local.q;
-  if (reduction) solution.v = reduction->velocity(r);
+  if (reduction) {
+    solution.v = reduction->velocity(r);
+    solution.l = reduction->multipliers(r);
+  }
   const double fclib_merit = fclib::natural_map_merit(local, r);
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
 

@@ -5,8 +5,8 @@
 #include <exception>
 #include <iostream>
 
-#include "moreau/core/error.hpp"
 #include "fclib_command.hpp"
+#include "moreau/core/error.hpp"
 #include "run.hpp"
 
 // The project version; cli/CMakeLists.txt may pass PROJECT_VERSION instead.
@@ -39,12 +39,18 @@ int main(int argc, char** argv) {
   run->add_option_function<std::string>(
       "-m,--method", [&](const std::string& value) { overrides.method = value; },
       "Time stepper: cd or dem (replaces method of the scene)");
+  run->add_option_function<std::string>(
+      "--export-fclib", [&](const std::string& value) { overrides.export_fclib = value; },
+      "Write the contact problem of these steps to FCLIB files in <output>/fclib/ (local "
+      "and global form, each with the step's solution): a comma list of steps N, ranges "
+      "A:B and strided ranges A:B:S, or all");
   run->add_flag("-q,--quiet", overrides.quiet,
                 "No progress lines and no final summary line (warnings and errors still "
                 "print)");
   run->footer(
       "Writes bodies.csv and contacts.csv (output.csv), particles_*.vtp, contacts_*.vtp and "
-      ".pvd collections (output.vtk) every output.every steps, and summary.json at the end.");
+      ".pvd collections (output.vtk) every output.every steps, and summary.json at the end; "
+      "with --export-fclib, fclib/step_<N>_local.hdf5 and fclib/step_<N>_global.hdf5.");
 
   std::string check_path;
   CLI::App* check =

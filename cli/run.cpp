@@ -13,6 +13,7 @@
 
 #include "moreau/collision/contact.hpp"
 #include "moreau/core/error.hpp"
+#include "moreau/fclib/step_export.hpp"
 #include "moreau/io/csv_writer.hpp"
 #include "moreau/io/scene.hpp"
 #include "moreau/io/vtk_writer.hpp"
@@ -176,6 +177,65 @@ void print_progress(long step, long total, const StepReport& report, bool solver
             << short_number(static_cast<double>(total - step) / recent_rate) << " s left\n";
 }
 
+// The steps selected by --export-fclib: "all", or a comma list of N, A:B and A:B:S.
+class StepSelection {
+ public:
+  explicit StepSelection(const std::string& text) {
+    if (text == "all") {
+      all_ = true;
+      return;
+    }
+    std::size_t begin = 0;
+    while (begin <= text.size()) {
+      const std::size_t end = std::min(text.find(',', begin), text.size());
+      ranges_.push_back(parse_range(text, text.substr(begin, end - begin)));
+      begin = end + 1;
+    }
+  }
+  bool contains(long step) const {
+    if (all_) return true;
+    for (const Range& r : ranges_)
+      if (step >= r.first && step <= r.last && (step - r.first) % r.stride == 0) return true;
+    return false;
+  }
+
+ private:
+  struct Range {
+    long first, last, stride;
+  };
+  bool all_ = false;
+  std::vector<Range> ranges_;
+
+  static Range parse_range(const std::string& whole, const std::string& item) {
+    std::vector<long> numbers;
+    std::size_t begin = 0;
+    while (begin <= item.size()) {
+      const std::size_t end = std::min(item.find(':', begin), item.size());
+      const std::string field = item.substr(begin, end - begin);
+      std::size_t used = 0;
+      long value = 0;
+      try {
+        value = std::stol(field, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (field.empty() || used != field.size())
+        throw InputError("--export-fclib: \"" + whole + "\": \"" + item +
+                         "\" is not a step N, a range A:B or A:B:S, or all");
+      numbers.push_back(value);
+      begin = end + 1;
+    }
+    if (numbers.size() > 3)
+      throw InputError("--export-fclib: \"" + item + "\" has more than three fields");
+    const Range range{numbers[0], numbers.size() > 1 ? numbers[1] : numbers[0],
+                      numbers.size() > 2 ? numbers[2] : 1};
+    if (range.first < 1 || range.last < range.first || range.stride < 1)
+      throw InputError("--export-fclib: \"" + item +
+                       "\" must have 1 <= A <= B and a stride >= 1 (steps count from 1)");
+    return range;
+  }
+};
+
 }  // namespace
 
 void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
@@ -227,6 +287,27 @@ void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
     dem_stepper.emplace(world, dem->options);
   else
     cd_stepper.emplace(world, scene.step);
+  long exported_steps = 0;
+  if (overrides.export_fclib) {
+    if (dem)
+      throw InputError(
+          "--export-fclib: a DEM run has no contact problem to export (use method cd)");
+    const StepSelection selection(*overrides.export_fclib);
+    const std::filesystem::path fclib_directory = directory / "fclib";
+    std::filesystem::create_directories(fclib_directory, error);
+    if (error)
+      throw InputError(fclib_directory.string() + ": cannot create directory: " + error.message());
+    const std::string title = "Moreau scene " + scene.source;
+    cd_stepper->set_problem_observer(
+        [selection, fclib_directory, title, &exported_steps](const StepProblem& problem) {
+          if (!selection.contains(problem.step)) return;
+          const fclib::StepExport files = fclib::export_step(problem, title);
+          const std::string stem = "step_" + std::to_string(problem.step);
+          fclib::write_file(fclib_directory / (stem + "_local.hdf5"), files.local);
+          fclib::write_file(fclib_directory / (stem + "_global.hdf5"), files.global);
+          ++exported_steps;
+        });
+  }
   StepReport dem_report;
   auto advance = [&](long step) -> const StepReport& {
     if (cd_stepper) return cd_stepper->step();
@@ -303,6 +384,8 @@ void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
     else
       std::cout << stats.non_converged_steps << " not converged, max merit "
                 << short_number(stats.max_merit);
+    if (overrides.export_fclib)
+      std::cout << "; " << exported_steps << " steps with contacts exported to FCLIB";
     std::cout << "; output in " << directory.string() << '\n';
   }
 }

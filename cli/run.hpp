@@ -11,6 +11,8 @@ struct RunOverrides {
   std::optional<long> steps;
   std::optional<std::string> solver;
   std::optional<std::string> method;  // "cd" or "dem"
+  // Steps whose contact problem is written to FCLIB ("10,20:30,100:1000:100" or "all").
+  std::optional<std::string> export_fclib;
   bool quiet = false;  // no progress lines, no final summary line (warnings still print)
 };
 

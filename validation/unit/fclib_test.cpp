@@ -273,6 +273,102 @@ BOOST_AUTO_TEST_CASE(global_reduction_matches_dense_formulas) {
   BOOST_TEST((m * reduction.velocity(r) - h * r - global.f).norm() < 1e-12);
 }
 
+// Triplet-built sparse matrix of the given size.
+ColumnMatrix from_triplets(int rows, int columns,
+                           const std::vector<Eigen::Triplet<double>>& entries) {
+  ColumnMatrix a(rows, columns);
+  a.setFromTriplets(entries.begin(), entries.end());
+  return a;
+}
+
+// Solves a reduced problem with PGS to 1e-12 and returns r.
+VecX solve_reduced(const LocalProblem& local) {
+  const LocalSystem system(local);
+  moreau::SolverOptions options;
+  options.tolerance = 1e-12;
+  options.max_iterations = 1000;
+  const auto solver = moreau::make_solver("pgs", options);
+  VecX r = VecX::Zero(local.q.size());
+  BOOST_TEST(solver->solve(system.problem(), r).converged);
+  return r;
+}
+
+// A block of mass m resting on the ground, described as two halves of mass m/2 whose
+// velocities are tied by bilateral constraints G^T v = v1 - v2 = 0 (2D, dofs x1 y1 x2 y2);
+// the contact acts on half 1 only. Eliminating the joint must give the Delassus operator of
+// the whole block, diag(1/m, 1/m), and the contact must carry the weight of both halves,
+// r_N = m g dt, with the joint passing on the weight of half 2: lambda_y = -m g dt / 2.
+BOOST_AUTO_TEST_CASE(bilateral_constraints_tie_two_halves_into_one_body) {
+  const double m = 2.0;
+  const double g_dt = 9.81 * 1e-3;
+  GlobalProblem global;
+  global.spacedim = 2;
+  global.M = {from_triplets(4, 4, {{0, 0, m / 2}, {1, 1, m / 2}, {2, 2, m / 2}, {3, 3, m / 2}}),
+              Storage::csc};
+  // Contact frame (normal = y, tangent = x) at half 1.
+  global.H = {from_triplets(4, 2, {{1, 0, 1.0}, {0, 1, 1.0}}), Storage::csc};
+  global.G = StoredMatrix{
+      from_triplets(4, 2, {{0, 0, 1.0}, {2, 0, -1.0}, {1, 1, 1.0}, {3, 1, -1.0}}), Storage::csc};
+  global.b = VecX::Zero(2);
+  global.f = (VecX(4) << 0.0, -m / 2 * g_dt, 0.0, -m / 2 * g_dt).finished();
+  global.w = VecX::Zero(2);
+  global.mu = (VecX(1) << 0.5).finished();
+  validate(global, "test");
+  const GlobalReduction reduction(global);
+  const moreau::MatX w = reduction.local().W.matrix;
+  BOOST_TEST((w - moreau::MatX::Identity(2, 2) / m).norm() < 1e-14);
+  BOOST_TEST(std::abs(reduction.local().q[0] + g_dt) < 1e-15);
+  const VecX r = solve_reduced(reduction.local());
+  BOOST_TEST(std::abs(r[0] - m * g_dt) < 1e-12);
+  BOOST_TEST(std::abs(r[1]) < 1e-12);
+  BOOST_TEST(reduction.velocity(r).norm() < 1e-12);
+  const VecX lambda = reduction.multipliers(r);
+  BOOST_TEST(std::abs(lambda[1] + m / 2 * g_dt) < 1e-12);
+  BOOST_TEST(std::abs(lambda[0]) < 1e-12);
+}
+
+// A platform moving up at V (prescribed by G^T v + b = 0 with b = -V) hit by a ball of mass m
+// falling at v0 < 0, no gravity (2D, dofs xp yp xb yb, platform mass 1). Plastic impact: the
+// ball leaves with the platform's velocity, r_N = m (V - v0), and the constraint reaction on
+// the platform is lambda_y = V + r_N (its momentum change plus the impulse it gives).
+BOOST_AUTO_TEST_CASE(bilateral_constraints_with_b_prescribe_a_velocity) {
+  const double m = 0.3;
+  const double V = 0.5;
+  const double v0 = -2.0;
+  GlobalProblem global;
+  global.spacedim = 2;
+  global.M = {from_triplets(4, 4, {{0, 0, 1.0}, {1, 1, 1.0}, {2, 2, m}, {3, 3, m}}), Storage::csr};
+  // u_N = y_b - y_p, u_T = x_b - x_p.
+  global.H = {from_triplets(4, 2, {{1, 0, -1.0}, {3, 0, 1.0}, {0, 1, -1.0}, {2, 1, 1.0}}),
+              Storage::triplet};
+  global.G = StoredMatrix{from_triplets(4, 2, {{0, 0, 1.0}, {1, 1, 1.0}}), Storage::csr};
+  global.b = (VecX(2) << 0.0, -V).finished();
+  global.f = (VecX(4) << 0.0, 0.0, 0.0, m * v0).finished();
+  global.w = VecX::Zero(2);
+  global.mu = (VecX(1) << 0.3).finished();
+  const GlobalReduction reduction(global);
+  // With the platform's velocity prescribed, only the ball moves: W = diag(1/m, 1/m).
+  const moreau::MatX w = reduction.local().W.matrix;
+  BOOST_TEST((w - moreau::MatX::Identity(2, 2) / m).norm() < 1e-12);
+  const VecX r = solve_reduced(reduction.local());
+  BOOST_TEST(std::abs(r[0] - m * (V - v0)) < 1e-12);
+  const VecX v = reduction.velocity(r);
+  BOOST_TEST((v - (VecX(4) << 0.0, V, 0.0, V).finished()).norm() < 1e-12);
+  BOOST_TEST(std::abs(reduction.multipliers(r)[1] - (V + m * (V - v0))) < 1e-12);
+}
+
+BOOST_AUTO_TEST_CASE(dependent_bilateral_constraints_are_an_input_error) {
+  GlobalProblem global = sample_global(Storage::csc);
+  global.G = StoredMatrix{from_triplets(4, 2, {{0, 0, 1.0}, {0, 1, 2.0}}), Storage::csc};
+  global.b = VecX::Zero(2);
+  try {
+    const GlobalReduction reduction(global);
+    BOOST_FAIL("a rank-deficient G was accepted");
+  } catch (const moreau::InputError& e) {
+    BOOST_TEST(contains(e.what(), "linearly dependent"));
+  }
+}
+
 // Every collection file reads with consistent sizes or fails for its documented reason.
 // Contacts and dofs from the data README (its ranges resolved by reading each file); the
 // triplet H of the global files is not square, so swapped row/column arrays would fail.

@@ -84,40 +84,93 @@ void DemOptions::validate() const {
     throw InputError("DEM: tangential_stiffness_ratio must be >= 0");
 }
 
+// Bound of the largest eigenvalue of M^-1/2 A M^-1/2 for a matrix A assembled from contact
+// blocks (stiffness K or damping C), by 3x3 block Gershgorin: the diagonal block of body b is
+// sum_c A_c / m_b, each neighbour j adds an off-diagonal block of norm |A_c| / sqrt(m_b m_j).
+class GershgorinBound {
+ public:
+  explicit GershgorinBound(std::size_t body_count)
+      : diagonal_(body_count, Mat3::Zero()), off_diagonal_(body_count, 0.0) {}
+  // A contact block a_n n n^T + a_t (I - n n^T) between bodies a and b; the tangential part is
+  // scaled per body by its rotational mobility at the contact point (1 + m |p - x|^2 / I_min,
+  // 3.5 for a sphere), since a tangential load turns the body as well as pushing it.
+  void add(const World& world, int a, int b, const Contact& c, double normal, double tangential) {
+    const Mat3 nn = c.normal * c.normal.transpose();
+    const Mat3 tangent_plane = Mat3::Identity() - nn;
+    const double mobility_a = rotational_mobility(world, a, c.point);
+    const double mobility_b = rotational_mobility(world, b, c.point);
+    diagonal_[a] += (normal * nn + mobility_a * tangential * tangent_plane) / world.bodies[a].mass;
+    diagonal_[b] += (normal * nn + mobility_b * tangential * tangent_plane) / world.bodies[b].mass;
+    if (world.bodies[a].is_dynamic() && world.bodies[b].is_dynamic()) {
+      const double coupling = std::max(normal, std::sqrt(mobility_a * mobility_b) * tangential) /
+                              std::sqrt(world.bodies[a].mass * world.bodies[b].mass);
+      off_diagonal_[a] += coupling;
+      off_diagonal_[b] += coupling;
+    }
+  }
+  // Bound for body i (0 for a body without contacts).
+  double bound(std::size_t i) const {
+    if (diagonal_[i].isZero()) return 0.0;
+    return Eigen::SelfAdjointEigenSolver<Mat3>(diagonal_[i]).eigenvalues().maxCoeff() +
+           off_diagonal_[i];
+  }
+
+ private:
+  std::vector<Mat3> diagonal_;
+  std::vector<double> off_diagonal_;
+
+  static double rotational_mobility(const World& world, int body, const Vec3& point) {
+    const RigidBody& b = world.bodies[body];
+    if (!b.is_dynamic() || b.rotation_locked) return 1.0;
+    const double smallest_inertia =
+        Eigen::SelfAdjointEigenSolver<Mat3>(b.inertia_body).eigenvalues().minCoeff();
+    if (!(smallest_inertia > 0.0)) return 1.0;
+    return 1.0 + b.mass * (point - b.position).squaredNorm() / smallest_inertia;
+  }
+};
+
+// Critical step of the explicit central-difference scheme with damping evaluated at the
+// half-step velocity, for the largest frequency omega and damping rate gamma (eigenvalues of
+// M^-1 K and M^-1 C): dt = 2 (sqrt(zeta^2 + 1) - zeta) / omega with zeta = gamma / (2 omega)
+// (Belytschko, Liu & Moran, Nonlinear Finite Elements, Sec. 6.3), i.e.
+// dt = (sqrt(gamma^2 + 4 omega^2) - gamma) / omega^2. It decreases in both arguments, so upper
+// bounds of omega and gamma give a safe step. The damping of a contact is stiffness-like
+// (c = 2 zeta sqrt(k m*)), so the highest mode is damped well beyond zeta: using the
+// contact's own zeta instead underestimates gamma by up to the square root of the
+// coordination number, and the step it gives rattles a dense packing without settling.
+double critical_time_step(double omega_squared, double gamma) {
+  if (omega_squared == 0.0) return std::numeric_limits<double>::infinity();
+  return (std::sqrt(gamma * gamma + 4.0 * omega_squared) - gamma) / omega_squared;
+}
+
 double estimate_stable_time_step(const World& world, const DemOptions& options) {
   CollisionOptions collision;
   collision.margin = default_skin(world, options);
   const auto pairs = broad_phase_pairs(world, collision);
   const double force = reference_force(world, options);
   const std::size_t body_count = world.bodies.size();
-  // Gershgorin on M^-1/2 K M^-1/2 by 3x3 blocks: the diagonal block of body b is
-  // sum_c k_c n n^T / m_b, each neighbour j adds an off-diagonal block of norm k_c / sqrt(m_b m_j).
-  std::vector<Mat3> diagonal(body_count, Mat3::Zero());
-  std::vector<double> off_diagonal(body_count, 0.0);
+  GershgorinBound stiffness(body_count);
+  GershgorinBound damping(body_count);
+  // Overlap at which a pair carries the reference force, for the Hertzian tangent.
+  auto reference_overlap = [&](const PairLaw& law) {
+    if (law.law == NormalLaw::hertzian)
+      return std::pow(force * std::sqrt(law.diameter) / law.stiffness, 2.0 / 3.0);
+    return force / law.stiffness;
+  };
   std::vector<Contact> scratch;
   for (const auto& [a, b] : pairs) {
     scratch.clear();
     narrow_phase(world, a, b, collision.margin, scratch);
     if (scratch.empty()) continue;
     const PairLaw law = pair_law(world, a, b, options.law);
-    // Overlap at which the pair carries the reference force, for the Hertzian tangent.
-    double overlap = force / law.stiffness;
-    if (law.law == NormalLaw::hertzian)
-      overlap = std::pow(force * std::sqrt(law.diameter) / law.stiffness, 2.0 / 3.0);
-    const double k = law.tangent_stiffness(overlap) + law.tangential_stiffness;
-    const bool both_dynamic = world.bodies[a].is_dynamic() && world.bodies[b].is_dynamic();
+    const double overlap = reference_overlap(law);
     for (const Contact& c : scratch) {
-      const Mat3 block = k * c.normal * c.normal.transpose();
-      diagonal[a] += block / world.bodies[a].mass;
-      diagonal[b] += block / world.bodies[b].mass;
-      if (both_dynamic) {
-        const double coupling = k / std::sqrt(world.bodies[a].mass * world.bodies[b].mass);
-        off_diagonal[a] += coupling;
-        off_diagonal[b] += coupling;
-      }
+      stiffness.add(world, a, b, c, law.tangent_stiffness(overlap), law.tangential_stiffness);
+      damping.add(world, a, b, c, law.damping(overlap), law.tangential_damping);
     }
   }
   double worst_omega_squared = 0.0;
+  double worst_gamma = 0.0;
   for (std::size_t i = 0; i < body_count; ++i) {
     const RigidBody& body = world.bodies[i];
     if (!body.is_dynamic()) continue;
@@ -133,22 +186,20 @@ double estimate_stable_time_step(const World& world, const DemOptions& options) 
       probe.bodies = {wall, body};
       probe.bodies[1].material = 0;
       const PairLaw law = pair_law(probe, 0, 1, options.law);
-      double overlap = force / law.stiffness;
-      if (law.law == NormalLaw::hertzian)
-        overlap = std::pow(force * std::sqrt(law.diameter) / law.stiffness, 2.0 / 3.0);
-      worst_omega_squared =
-          std::max(worst_omega_squared,
-                   (law.tangent_stiffness(overlap) + law.tangential_stiffness) / body.mass);
+      const double overlap = reference_overlap(law);
+      const double tangential_mobility = 3.5;  // a sphere's, as in GershgorinBound
+      worst_omega_squared = std::max(
+          worst_omega_squared,
+          std::max(law.tangent_stiffness(overlap), tangential_mobility * law.tangential_stiffness) /
+              body.mass);
+      worst_gamma = std::max(
+          worst_gamma,
+          std::max(law.damping(overlap), tangential_mobility * law.tangential_damping) / body.mass);
     }
-    if (diagonal[i].isZero()) continue;
-    const double lambda = Eigen::SelfAdjointEigenSolver<Mat3>(diagonal[i]).eigenvalues().maxCoeff();
-    worst_omega_squared = std::max(worst_omega_squared, lambda + off_diagonal[i]);
+    worst_omega_squared = std::max(worst_omega_squared, stiffness.bound(i));
+    worst_gamma = std::max(worst_gamma, damping.bound(i));
   }
-  if (worst_omega_squared == 0.0) return std::numeric_limits<double>::infinity();
-  // The tangential spring (k_t in k above) has its own damping ratio; the larger one bounds.
-  const double zeta = std::max(options.law.damping_ratio,
-                               options.law.tangential ? options.law.tangential_damping_ratio : 0.0);
-  return 2.0 * (std::sqrt(zeta * zeta + 1.0) - zeta) / std::sqrt(worst_omega_squared);
+  return critical_time_step(worst_omega_squared, worst_gamma);
 }
 
 DemStepper::DemStepper(World& world, DemOptions options)

@@ -240,30 +240,58 @@ LocalSystem::LocalSystem(const LocalProblem& problem) {
 }
 
 struct GlobalReduction::Factor {
-  Eigen::CholmodDecomposition<ColumnMatrix, Eigen::Lower> cholesky;
+  Eigen::CholmodDecomposition<ColumnMatrix, Eigen::Lower> mass;
+  // Schur complement S = G^T M^-1 G of the bilateral constraints, when G is present.
+  Eigen::CholmodDecomposition<ColumnMatrix, Eigen::Lower> schur;
 };
 
+// Elimination of v (and of lambda when G is present) from the FCLIB global problem
+//   M v = H r + G lambda + f,   G^T v + b = 0,   u = H^T v + w.
+// Without G: v = M^-1 (H r + f), so W = H^T M^-1 H and q = H^T M^-1 f + w.
+// With G, lambda = -S^-1 (G^T M^-1 (H r + f) + b), S = G^T M^-1 G, which gives
+//   W = H^T M^-1 H - B^T S^-1 B,   B = G^T M^-1 H,
+//   q = H^T M^-1 f + w - B^T S^-1 (G^T M^-1 f + b):
+// the Delassus operator of the contacts with the joints' reactions already eliminated.
 GlobalReduction::GlobalReduction(const GlobalProblem& problem)
     : factor_(std::make_unique<Factor>()), H_(problem.H.matrix), f_(problem.f) {
-  if (problem.G) {
-    throw InputError(
-        "FCLIB global problem: bilateral constraints (G) are not supported by the reduction");
-  }
-  factor_->cholesky.compute(full_mass_matrix(problem.M.matrix));
-  if (factor_->cholesky.info() != Eigen::Success) {
+  // Failures are reported as InputError below; CHOLMOD's own messages on stderr would only
+  // repeat them.
+  factor_->mass.cholmod().print = 0;
+  factor_->schur.cholmod().print = 0;
+  factor_->mass.compute(full_mass_matrix(problem.M.matrix));
+  if (factor_->mass.info() != Eigen::Success) {
     throw InputError("FCLIB global problem: M is not positive definite (CHOLMOD failed)");
   }
-  const ColumnMatrix m_inverse_h = factor_->cholesky.solve(H_);
-  const ColumnMatrix w = H_.transpose() * m_inverse_h;
-  // H^T M^-1 H is symmetric; averaging with the transpose removes the solve's rounding so
-  // that SparseDelassus accepts it.
+  const ColumnMatrix m_inverse_h = factor_->mass.solve(H_);
+  ColumnMatrix w = H_.transpose() * m_inverse_h;
+  const VecX m_inverse_f = factor_->mass.solve(f_);
+  local_.q = H_.transpose() * m_inverse_f + problem.w;
+  if (problem.G && problem.G->matrix.cols() > 0) {
+    G_ = problem.G->matrix;
+    b_ = problem.b ? *problem.b : VecX::Zero(G_.cols());
+    m_inverse_g_ = factor_->mass.solve(G_);
+    ColumnMatrix schur = G_.transpose() * m_inverse_g_;
+    const ColumnMatrix schur_transpose = schur.transpose();
+    schur = 0.5 * (schur + schur_transpose);
+    factor_->schur.compute(schur);
+    if (factor_->schur.info() != Eigen::Success) {
+      throw InputError(
+          "FCLIB global problem: G^T M^-1 G is singular (the columns of G, the bilateral "
+          "constraints, are linearly dependent)");
+    }
+    const ColumnMatrix coupling = ColumnMatrix(m_inverse_g_.transpose()) * H_;  // B
+    const ColumnMatrix schur_inverse_coupling = factor_->schur.solve(coupling);
+    w -= ColumnMatrix(coupling.transpose()) * schur_inverse_coupling;
+    const VecX constraint_rhs = G_.transpose() * m_inverse_f + b_;
+    local_.q -= coupling.transpose() * factor_->schur.solve(constraint_rhs);
+  }
+  // W is symmetric; averaging with the transpose removes the solves' rounding so that
+  // SparseDelassus accepts it.
   const ColumnMatrix w_transpose = w.transpose();
   local_.spacedim = problem.spacedim;
   local_.W.matrix = 0.5 * (w + w_transpose);
   local_.W.matrix.makeCompressed();
   local_.W.storage = Storage::csr;
-  const VecX m_inverse_f = factor_->cholesky.solve(f_);
-  local_.q = H_.transpose() * m_inverse_f + problem.w;
   local_.mu = problem.mu;
   local_.info = problem.info;
 }
@@ -272,7 +300,20 @@ GlobalReduction::~GlobalReduction() = default;
 
 VecX GlobalReduction::velocity(const VecX& r) const {
   const VecX rhs = H_ * r + f_;
-  return factor_->cholesky.solve(rhs);
+  VecX v = factor_->mass.solve(rhs);
+  if (G_.cols() > 0) v += m_inverse_g_ * multipliers_for(v);
+  return v;
+}
+
+VecX GlobalReduction::multipliers(const VecX& r) const {
+  if (G_.cols() == 0) return VecX();
+  const VecX rhs = H_ * r + f_;
+  return multipliers_for(factor_->mass.solve(rhs));
+}
+
+VecX GlobalReduction::multipliers_for(const VecX& unconstrained_velocity) const {
+  const VecX rhs = G_.transpose() * unconstrained_velocity + b_;
+  return -factor_->schur.solve(rhs);
 }
 
 double natural_map_merit(const LocalProblem& problem, const VecX& r) {

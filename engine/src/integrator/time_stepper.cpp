@@ -92,6 +92,7 @@ const StepReport& TimeStepper::step() {
   problem.friction_model = options_.friction_model;
   problem.q = local_velocities(world_, contacts, velocity_free, rows);
   problem.mu = friction_coefficients(world_, contacts);
+  VecX normal_offset(contact_count);
   for (int i = 0; i < contact_count; ++i) {
     const Contact& c = contacts[i];
     const double restitution = pair_restitution(world_.materials[world_.bodies[c.body_a].material],
@@ -103,10 +104,11 @@ const StepReport& TimeStepper::step() {
       // and for open ones (inside the margin) that the pre-impact velocity closes within the
       // step: their impact speed is v^t, not the Phi/dt they would be slowed to (the rebound
       // then starts up to one margin early).
-      problem.q(rows * i) += restitution * approach;
+      normal_offset(i) = restitution * approach;
     } else {
-      problem.q(rows * i) += c.gap / dt;  // seed 000 eq. 16
+      normal_offset(i) = c.gap / dt;  // seed 000 eq. 16
     }
+    problem.q(rows * i) += normal_offset(i);
   }
 
   // Warm start from the previous step's impulses of the same body pair and point ordinal.
@@ -134,6 +136,21 @@ const StepReport& TimeStepper::step() {
     report.solver_stats.solver = solver_->name();
     report.solver_stats.termination = Termination::not_run;
     report.solver_stats.converged = true;
+  }
+  if (problem_observer_ && contact_count > 0) {
+    StepProblem view;
+    view.world = &world_;
+    view.contacts = &contacts;
+    view.step = report.step;
+    view.time_step = dt;
+    view.rows_per_contact = rows;
+    view.friction_model = options_.friction_model;
+    view.free_velocity = &velocity_free;
+    view.normal_offset = &normal_offset;
+    view.friction = &problem.mu;
+    view.impulses = &impulses;
+    view.solver_stats = &report.solver_stats;
+    problem_observer_(view);
   }
 
   // Velocity update, seed 000 eq. 13: M (v+ - v) = dt F_ext + H r.

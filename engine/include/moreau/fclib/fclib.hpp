@@ -56,7 +56,7 @@ struct GlobalProblem {
   int spacedim = 3;
   StoredMatrix M;                 // dofs x dofs, symmetric positive definite
   StoredMatrix H;                 // dofs x (spacedim * contacts)
-  std::optional<StoredMatrix> G;  // bilateral constraints, not supported by the reduction
+  std::optional<StoredMatrix> G;  // bilateral constraints G^T v + b = 0 (dofs x p)
   VecX f;
   VecX w;
   std::optional<VecX> b;
@@ -111,7 +111,9 @@ class LocalSystem {
 };
 
 // A global problem reduced to a local one: M factorized once (CHOLMOD), W = H^T M^-1 H,
-// q = H^T M^-1 f + w. Throws InputError when M is not positive definite or G is present.
+// q = H^T M^-1 f + w; with bilateral constraints G the joint reactions are eliminated too
+// through S = G^T M^-1 G (fclib_problem.cpp). Throws InputError when M is not positive
+// definite or G is rank deficient.
 class GlobalReduction {
  public:
   explicit GlobalReduction(const GlobalProblem& problem);
@@ -120,15 +122,21 @@ class GlobalReduction {
   GlobalReduction& operator=(const GlobalReduction&) = delete;
 
   const LocalProblem& local() const { return local_; }
-  // v = M^-1 (H r + f).
+  // v solving M v = H r + G lambda + f, G^T v + b = 0 for the contact impulses r.
   VecX velocity(const VecX& r) const;
+  // lambda of the bilateral constraints for r (empty without G).
+  VecX multipliers(const VecX& r) const;
 
  private:
   struct Factor;
   std::unique_ptr<Factor> factor_;
   ColumnMatrix H_;
   VecX f_;
+  ColumnMatrix G_;  // empty without bilateral constraints
+  VecX b_;
+  ColumnMatrix m_inverse_g_;  // M^-1 G
   LocalProblem local_;
+  VecX multipliers_for(const VecX& unconstrained_velocity) const;
 };
 
 // FCLIB natural-map merit (Acary, Bremond & Huber 2018):

@@ -49,6 +49,25 @@ struct StepReport {
   VecX forces(double dt) const { return impulses / dt; }
 };
 
+// The contact problem of one step as the stepper built and solved it (seed 000 eq. 20 in
+// impulse form): u = W r + q with W = H^T M^-1 H over the dynamic bodies and
+// q = H^T v_free + offset, the offset being Phi/dt (eq. 16) or e_n B v (Sec. 4.3) on the
+// normal rows. Handed to a problem observer before the velocity update, so the world still
+// holds the state at the start of the step; the pointers live only during the call.
+struct StepProblem {
+  const World* world = nullptr;
+  const std::vector<Contact>* contacts = nullptr;
+  long step = 0;             // number of the step being taken (1 for the first)
+  double time_step = 0.0;    // s
+  int rows_per_contact = 1;  // of the solved problem: 1 (frictionless) or the dimension
+  FrictionModel friction_model = FrictionModel::coulomb;
+  const VecX* free_velocity = nullptr;  // v + dt M^-1 F_ext, 6 per body (kBodyDofs)
+  const VecX* normal_offset = nullptr;  // one per contact
+  const VecX* friction = nullptr;       // mu per contact
+  const VecX* impulses = nullptr;       // the solution r (rows_per_contact per contact)
+  const SolverStats* solver_stats = nullptr;
+};
+
 class TimeStepper {
  public:
   TimeStepper(World& world, StepOptions options);
@@ -63,6 +82,11 @@ class TimeStepper {
   // for the step at which forces are read). Throws InputError on a frictional stepper.
   void set_compatible(const CompatibleOptions& compatible);
   const StepOptions& options() const { return options_; }
+  // Called in every step after the contact solve (not for steps without contacts), e.g. to
+  // export the problem to FCLIB (moreau/fclib/step_export.hpp). An empty function removes it.
+  void set_problem_observer(std::function<void(const StepProblem&)> observer) {
+    problem_observer_ = std::move(observer);
+  }
   World& world() { return world_; }
   long steps_taken() const { return step_count_; }
 
@@ -75,6 +99,7 @@ class TimeStepper {
   // Warm start: impulses of the previous step matched by (body_a, body_b, point index).
   std::vector<Contact> previous_contacts_;
   VecX previous_impulses_;
+  std::function<void(const StepProblem&)> problem_observer_;
 };
 
 // Integrates positions over one step with end-of-step velocities (seed 000 eq. 13, first
