@@ -5,6 +5,7 @@
 
 #include "moreau/core/error.hpp"
 #include "moreau/solver/bound_constrained_apgd.hpp"
+#include "scaled_truss.hpp"
 
 namespace moreau {
 
@@ -12,6 +13,10 @@ double power_law_exponent(ContactLaw law) { return law == ContactLaw::hookean ? 
 
 std::string to_string(ContactLaw law) {
   return law == ContactLaw::hookean ? "hookean" : "hertzian";
+}
+
+std::string to_string(TrussMethod method) {
+  return method == TrussMethod::augmented_lagrangian ? "augmented_lagrangian" : "interior_point";
 }
 
 void NoTensionTrussProblem::validate() const {
@@ -32,7 +37,7 @@ void NoTensionTrussOptions::validate() const {
     throw InputError("no-tension truss: equilibrium_tolerance must be > 0");
   if (!(optimality_tolerance > 0.0))
     throw InputError("no-tension truss: optimality_tolerance must be > 0");
-  if (max_outer_iterations < 1 || max_inner_iterations < 1)
+  if (max_outer_iterations < 1 || max_inner_iterations < 1 || max_interior_point_iterations < 1)
     throw InputError("no-tension truss: iteration limits must be >= 1");
   if (!(initial_penalty > 0.0) || !(penalty_growth > 1.0))
     throw InputError("no-tension truss: initial_penalty must be > 0 and penalty_growth > 1");
@@ -64,41 +69,18 @@ double power_law_prox(double v, double w, double q) {
 
 }  // namespace
 
-NoTensionTrussStats solve_no_tension_truss(const NoTensionTrussProblem& problem,
-                                           const NoTensionTrussOptions& options, VecX& f) {
-  const auto start = std::chrono::steady_clock::now();
-  problem.validate();
-  options.validate();
-  NoTensionTrussStats stats;
-  const Eigen::Index n = problem.equilibrium.cols();
-  if (f.size() != n) f = VecX::Zero(n);
-  const double load_norm = problem.load.norm();
-  if (n == 0 || load_norm == 0.0) {
-    f.setZero(n);
-    stats.converged = true;
-    stats.termination = "empty";
-    return stats;
-  }
+namespace detail {
 
-  // Scale forces by the largest load component so the scaled problem is O(1); constant
-  // factors in the objective (eq. 36 drops kappa the same way) do not move the minimizer.
-  const double force_scale = problem.load.lpNorm<Eigen::Infinity>();
-  const double p = power_law_exponent(problem.law);
-  const double q = p / (p - 1.0);  // exponent of f in eq. 34
-  // Coefficient of f^q in eq. 36 per contact: (p-1)/p k~^(1/(1-p)).
-  VecX coefficient(n);
-  for (Eigen::Index i = 0; i < n; ++i)
-    coefficient(i) = (p - 1.0) / p * std::pow(problem.relative_stiffness(i), 1.0 / (1.0 - p));
-  // Equilibrium rows in different units (forces, moments) are equilibrated by their norms;
-  // row scaling leaves the feasible set unchanged.
-  VecX row_scale(problem.equilibrium.rows());
-  for (Eigen::Index r = 0; r < problem.equilibrium.rows(); ++r) {
-    const double norm = problem.equilibrium.row(r).norm();
-    row_scale(r) = norm > 0.0 ? 1.0 / norm : 0.0;
-  }
-  const SparseMatrix a = row_scale.asDiagonal() * problem.equilibrium;
+// Seed 000 Sec. 7: bound-constrained augmented Lagrangian (Nocedal & Wright Alg. 17.4), the
+// subproblems solved by APGD with the complementary energy in the proximal step.
+void solve_by_augmented_lagrangian(const NoTensionTrussOptions& options, const ScaledTruss& scaled,
+                                   VecX& f, NoTensionTrussStats& stats) {
+  const double force_scale = scaled.force_scale;
+  const double q = scaled.exponent;
+  const VecX& coefficient = scaled.coefficient;
+  const SparseMatrix& a = scaled.a;
   const SparseMatrix a_transpose = a.transpose();
-  const VecX b = row_scale.asDiagonal() * (problem.load / force_scale);
+  const VecX& b = scaled.b;
   const double b_norm = std::max(b.norm(), 1e-300);
 
   VecX x = f / force_scale;
@@ -119,7 +101,7 @@ NoTensionTrussStats solve_no_tension_truss(const NoTensionTrussProblem& problem,
   // The complementary energy sum_i c_i g_i^q (eq. 36) is separable: it goes into the proximal
   // step, where its unbounded curvature at g = 0 (Hertzian q = 5/3) costs nothing.
   SeparableTerm energy;
-  energy.value = [&](const VecX& g) { return coefficient.dot(g.array().pow(q).matrix()); };
+  energy.value = [&](const VecX& g) { return scaled.energy(g); };
   energy.prox = [&](const VecX& v, double step, VecX& out) {
     out.resize(v.size());
     for (Eigen::Index i = 0; i < v.size(); ++i)
@@ -153,11 +135,35 @@ NoTensionTrussStats solve_no_tension_truss(const NoTensionTrussProblem& problem,
       omega = std::max(1.0 / mu, 0.1 * options.optimality_tolerance);
     }
   }
-  // Report the residual of the unscaled problem.
   f = force_scale * x;
-  stats.equilibrium_residual = (problem.equilibrium * f - problem.load).norm() / load_norm;
   stats.penalty = mu;
   stats.termination = stats.converged ? "converged" : "outer iteration limit";
+}
+
+}  // namespace detail
+
+NoTensionTrussStats solve_no_tension_truss(const NoTensionTrussProblem& problem,
+                                           const NoTensionTrussOptions& options, VecX& f) {
+  const auto start = std::chrono::steady_clock::now();
+  problem.validate();
+  options.validate();
+  NoTensionTrussStats stats;
+  const Eigen::Index n = problem.equilibrium.cols();
+  if (f.size() != n) f = VecX::Zero(n);
+  const double load_norm = problem.load.norm();
+  if (n == 0 || load_norm == 0.0) {
+    f.setZero(n);
+    stats.converged = true;
+    stats.termination = "empty";
+    return stats;
+  }
+  const detail::ScaledTruss scaled(problem);
+  if (options.method == TrussMethod::interior_point)
+    detail::solve_by_interior_point(problem, options, scaled, f, stats);
+  else
+    detail::solve_by_augmented_lagrangian(options, scaled, f, stats);
+  // Report the residual of the unscaled problem.
+  stats.equilibrium_residual = (problem.equilibrium * f - problem.load).norm() / load_norm;
   stats.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return stats;

@@ -8,7 +8,11 @@
 // of infinite stiffness (Hookean p = 2: a QP; Hertzian p = 5/2: a smooth convex NLP).
 // Solved as in seed 000 Sec. 7 by a bound-constrained augmented Lagrangian method
 // (LANCELOT; Conn, Gould & Toint 1991, in the form of Nocedal & Wright Alg. 17.4) whose
-// subproblems min_{f >= 0} L_A(f; lambda, mu) are solved by APGD.
+// subproblems min_{f >= 0} L_A(f; lambda, mu) are solved by APGD, or by a primal-dual
+// interior point method whose Newton steps solve the normal equations A Theta A^T with
+// CHOLMOD (Mehrotra predictor-corrector; Nocedal & Wright Alg. 16.4 / 19.1 for the convex
+// separable objective). Both solve the same problem; compatible_cd's tests and the pyramid
+// experiment check that they agree.
 #include <string>
 
 #include "moreau/contact/delassus.hpp"
@@ -33,15 +37,23 @@ struct NoTensionTrussProblem {
   void validate() const;  // throws InputError
 };
 
+enum class TrussMethod {
+  augmented_lagrangian,  // seed 000 Sec. 7 (LANCELOT-style, APGD subproblems)
+  interior_point,        // primal-dual, CHOLMOD normal equations
+};
+std::string to_string(TrussMethod method);
+
 struct NoTensionTrussOptions {
+  TrussMethod method = TrussMethod::augmented_lagrangian;
   // Equilibrium: ||B^T f - F~||_2 <= tolerance ||F~||_2.
   double equilibrium_tolerance = 1e-10;
   // Optimality of the subproblem, on forces scaled by max|F~|: || f - P(f - grad L) ||_inf.
   double optimality_tolerance = 1e-10;
   int max_outer_iterations = 60;
   int max_inner_iterations = 200000;  // APGD iterations per subproblem
-  double initial_penalty = 10.0;      // mu_0 of the augmented Lagrangian (scaled problem)
-  double penalty_growth = 10.0;       // mu <- growth mu when equilibrium does not improve enough
+  int max_interior_point_iterations = 200;
+  double initial_penalty = 10.0;  // mu_0 of the augmented Lagrangian (scaled problem)
+  double penalty_growth = 10.0;   // mu <- growth mu when equilibrium does not improve enough
   void validate() const;
 };
 
@@ -49,14 +61,15 @@ struct NoTensionTrussStats {
   bool converged = false;
   std::string termination;  // "converged", "outer iteration limit", "empty"
   int outer_iterations = 0;
-  int inner_iterations = 0;
+  int inner_iterations = 0;  // APGD iterations (augmented Lagrangian) or Newton steps (IPM)
   double equilibrium_residual = 0.0;  // ||B^T f - F~|| / ||F~||
   double optimality_residual = 0.0;
   double penalty = 0.0;
   double wall_seconds = 0.0;
 };
 
-// f: start (e.g. the classic CD forces) on entry, compatible forces on exit.
+// f: start (e.g. the classic CD forces) on entry, compatible forces on exit. Dispatches on
+// options.method.
 NoTensionTrussStats solve_no_tension_truss(const NoTensionTrussProblem& problem,
                                            const NoTensionTrussOptions& options, VecX& f);
 

@@ -1,0 +1,155 @@
+// Primal-dual interior point method for the no-tension truss of seed 000 eq. 36:
+//   min_x sum_i c_i x_i^q   s.t.  A x = b,  x >= 0     (scaled form, scaled_truss.hpp)
+// KKT: grad phi(x) - A^T y - z = 0, A x = b, X Z e = 0, x, z >= 0. Each Newton step eliminates
+// dz and dx and solves the normal equations (A Theta A^T) dy = ..., Theta = (H + Z X^-1)^-1
+// with H the (diagonal) Hessian of phi, by a CHOLMOD factorization whose symbolic analysis
+// is done once. Mehrotra's predictor-corrector chooses the centring (Nocedal & Wright 2006,
+// Alg. 14.3 for the QP of Hookean contacts; for the Hertzian power law the objective is
+// convex and separable, and the same step with the Hessian updated at each iterate is their
+// Alg. 19.1 without the merit function, primal and dual step lengths then kept equal).
+#include <Eigen/CholmodSupport>
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "moreau/compatible/no_tension_truss.hpp"
+#include "scaled_truss.hpp"
+
+namespace moreau {
+namespace {
+
+// Largest step in (0, 1] keeping v + step * dv >= 0.
+double step_to_boundary(const VecX& v, const VecX& dv) {
+  double step = 1.0;
+  for (Eigen::Index i = 0; i < v.size(); ++i)
+    if (dv(i) < 0.0) step = std::min(step, -v(i) / dv(i));
+  return step;
+}
+
+// Fraction of the step to the boundary actually taken (Nocedal & Wright eq. 14.39).
+constexpr double kStepFraction = 0.995;
+// Relative regularization of the normal equations: rows of the equilibrium operator may be
+// dependent (e.g. a body whose contacts span fewer directions than its degrees of freedom
+// carry load), which makes A Theta A^T singular without changing the solution set.
+constexpr double kNormalRegularization = 1e-13;
+
+}  // namespace
+
+namespace detail {
+
+void solve_by_interior_point(const NoTensionTrussProblem& problem,
+                             const NoTensionTrussOptions& options, const ScaledTruss& scaled,
+                             VecX& f, NoTensionTrussStats& stats) {
+  const Eigen::Index n = problem.equilibrium.cols();
+  const double load_norm = problem.load.norm();
+  // Rows without any contact carry no unknown: their load must vanish (to the equilibrium
+  // tolerance), and they leave the system so that the normal equations stay regular.
+  std::vector<Eigen::Index> rows;
+  double unsupported = 0.0;
+  for (Eigen::Index r = 0; r < scaled.a.rows(); ++r) {
+    if (scaled.row_scale(r) > 0.0)
+      rows.push_back(r);
+    else
+      unsupported += std::pow(problem.load(r), 2);
+  }
+  if (std::sqrt(unsupported) > options.equilibrium_tolerance * load_norm) {
+    f.setZero(n);
+    stats.termination = "load on degrees of freedom that no contact reaches";
+    return;
+  }
+  const Eigen::Index m = static_cast<Eigen::Index>(rows.size());
+  SparseMatrix selection(m, scaled.a.rows());
+  for (Eigen::Index k = 0; k < m; ++k) selection.insert(k, rows[k]) = 1.0;
+  const SparseMatrix a = selection * scaled.a;
+  const SparseMatrix a_transpose = a.transpose();
+  const VecX b = selection * scaled.b;
+  const double b_norm = b.norm();
+  const bool quadratic = problem.law == ContactLaw::hookean;
+
+  // Start: the given forces (the classic CD ones are an equilibrium already) moved into the
+  // interior, z from the dual equation with y = 0.
+  VecX x = (f / scaled.force_scale).cwiseMax(0.0);
+  x.array() += 0.1 * std::max(x.mean(), 1.0);
+  VecX y = VecX::Zero(m);
+  VecX z(n);
+  for (Eigen::Index i = 0; i < n; ++i) z(i) = std::max(scaled.gradient(i, x(i)), 1e-3);
+
+  Eigen::CholmodDecomposition<SparseMatrix, Eigen::Lower> normal_equations;
+  normal_equations.cholmod().print = 0;
+  VecX gradient(n), curvature(n), theta(n), dx, dy, dz;
+  bool analysed = false;
+  for (int k = 1; k <= options.max_interior_point_iterations; ++k) {
+    for (Eigen::Index i = 0; i < n; ++i) {
+      gradient(i) = scaled.gradient(i, x(i));
+      curvature(i) = scaled.curvature(i, x(i));
+    }
+    const VecX dual_residual = gradient - a_transpose * y - z;
+    const VecX primal_residual = a * x - b;
+    // The same measures as the augmented Lagrangian: equilibrium relative to the load, and
+    // the projected gradient of the Lagrangian on the scaled forces.
+    stats.equilibrium_residual = primal_residual.norm() / b_norm;
+    const VecX lagrangian_gradient = gradient - a_transpose * y;
+    stats.optimality_residual =
+        (x - (x - lagrangian_gradient).cwiseMax(0.0)).lpNorm<Eigen::Infinity>();
+    if (stats.equilibrium_residual <= options.equilibrium_tolerance &&
+        stats.optimality_residual <= options.optimality_tolerance) {
+      stats.converged = true;
+      break;
+    }
+    stats.outer_iterations = k;
+    stats.inner_iterations = k;
+    for (Eigen::Index i = 0; i < n; ++i) theta(i) = 1.0 / (curvature(i) + z(i) / x(i));
+    SparseMatrix normal = a * theta.asDiagonal() * a_transpose;
+    const double shift = kNormalRegularization * normal.diagonal().maxCoeff();
+    for (Eigen::Index r = 0; r < m; ++r) normal.coeffRef(r, r) += shift;
+    if (!analysed) {
+      normal_equations.analyzePattern(normal);
+      analysed = true;
+    }
+    normal_equations.factorize(normal);
+    if (normal_equations.info() != Eigen::Success) {
+      f = scaled.force_scale * x;
+      stats.termination = "normal equations not positive definite";
+      return;
+    }
+    // Newton step for the complementarity right-hand side r_c (X Z e + ... = r_c).
+    auto newton = [&](const VecX& complementarity) {
+      const VecX rhs_x = -dual_residual + complementarity.cwiseQuotient(x);
+      dy = normal_equations.solve(-primal_residual - a * theta.cwiseProduct(rhs_x));
+      dx = theta.cwiseProduct(rhs_x + a_transpose * dy);
+      dz = (complementarity - z.cwiseProduct(dx)).cwiseQuotient(x);
+    };
+    const double mu = x.dot(z) / static_cast<double>(n);
+    // Predictor (affine scaling), then the centred corrector with sigma = (mu_aff / mu)^3.
+    newton(-x.cwiseProduct(z));
+    const double primal_affine = step_to_boundary(x, dx);
+    const double dual_affine = step_to_boundary(z, dz);
+    const double mu_affine =
+        (x + primal_affine * dx).dot(z + dual_affine * dz) / static_cast<double>(n);
+    const double sigma = std::pow(mu_affine / mu, 3);
+    const VecX second_order = dx.cwiseProduct(dz);
+    newton(-x.cwiseProduct(z) - second_order + VecX::Constant(n, sigma * mu));
+    double primal_step = std::min(1.0, kStepFraction * step_to_boundary(x, dx));
+    double dual_step = std::min(1.0, kStepFraction * step_to_boundary(z, dz));
+    if (!quadratic) primal_step = dual_step = std::min(primal_step, dual_step);
+    x += primal_step * dx;
+    y += dual_step * dy;
+    z += dual_step * dz;
+    if (!x.allFinite() || !z.allFinite()) {
+      f.setZero(n);
+      stats.termination = "diverged (non-finite iterate)";
+      return;
+    }
+  }
+  f = scaled.force_scale * x;
+  // Below the optimality tolerance, the forces of contacts that carry nothing are the
+  // interior point's residual x_i ~ mu / z_i: they are set to zero, as the projection of the
+  // augmented Lagrangian's iterates does.
+  for (Eigen::Index i = 0; i < n; ++i)
+    if (x(i) <= options.optimality_tolerance) f(i) = 0.0;
+  stats.penalty = 0.0;
+  stats.termination = stats.converged ? "converged" : "iteration limit";
+}
+
+}  // namespace detail
+}  // namespace moreau
