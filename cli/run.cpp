@@ -58,7 +58,8 @@ struct RunStatistics {
   double solver_seconds = 0.0;
   double collision_seconds = 0.0;
 
-  void record(long step, const StepReport& report) {
+  // contact_count: of the step (the report of a DEM step is only filled when it is written).
+  void record(long step, const StepReport& report, std::size_t contact_count) {
     const SolverStats& stats = report.solver_stats;
     steps_completed = step;
     if (!solver_succeeded(stats)) {
@@ -73,8 +74,8 @@ struct RunStatistics {
     }
     total_iterations += stats.iterations;
     max_iterations = std::max(max_iterations, stats.iterations);
-    max_contacts = std::max(max_contacts, report.contacts.size());
-    contact_sum += static_cast<double>(report.contacts.size());
+    max_contacts = std::max(max_contacts, contact_count);
+    contact_sum += static_cast<double>(contact_count);
     solver_seconds += stats.wall_seconds;
     collision_seconds +=
         report.collision_stats.broad_phase_seconds + report.collision_stats.narrow_phase_seconds;
@@ -165,11 +166,11 @@ void write_summary(const std::filesystem::path& path, const Scene& scene, double
 // The time left is estimated from the rate since the previous line, not the mean rate: the
 // cost of a step grows as a granular packing forms.
 // A DEM step has no solver, so its line leaves out iterations and merit.
-void print_progress(long step, long total, const StepReport& report, bool solver,
-                    double recent_rate) {
+void print_progress(long step, long total, const StepReport& report, std::size_t contact_count,
+                    bool solver, double recent_rate) {
   std::cerr << "moreau: step " << step << '/' << total << " ("
             << short_number(100.0 * static_cast<double>(step) / static_cast<double>(total))
-            << "%), t = " << short_number(report.time) << " s, contacts " << report.contacts.size();
+            << "%), t = " << short_number(report.time) << " s, contacts " << contact_count;
   if (solver)
     std::cerr << ", iterations " << report.solver_stats.iterations << ", merit "
               << short_number(report.solver_stats.merit);
@@ -309,10 +310,21 @@ void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
         });
   }
   StepReport dem_report;
+  std::size_t contact_count = 0;
   auto advance = [&](long step) -> const StepReport& {
-    if (cd_stepper) return cd_stepper->step();
+    if (cd_stepper) {
+      const StepReport& report = cd_stepper->step();
+      contact_count = report.contacts.size();
+      return report;
+    }
     dem_stepper->step();
-    fill_dem_report(dem_report, dem_stepper->contacts(), world, step, dt);
+    contact_count = dem_stepper->touching_count();
+    // The contacts of a DEM step are converted only for the steps that are written: copying
+    // them every step would cost more than the step itself on a large packing.
+    if (step % scene.output.every == 0 || step == total_steps)
+      fill_dem_report(dem_report, dem_stepper->contacts(), world, step, dt);
+    dem_report.step = step;
+    dem_report.time = world.time;
     return dem_report;
   };
   std::optional<CsvWriter> csv;
@@ -336,7 +348,7 @@ void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
     write_output(0, nullptr);
     for (long step = 1; step <= total_steps; ++step) {
       const StepReport& report = advance(step);
-      stats.record(step, report);
+      stats.record(step, report, contact_count);
       const bool failed = !solver_succeeded(report.solver_stats);
       const bool stop = failed && scene.on_solver_failure == SolverFailurePolicy::stop;
       // The state of a step that stops the run is written too: it is the one to look at.
@@ -359,7 +371,7 @@ void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
       if (progress && step < total_steps) {
         const double interval = seconds_since(last_progress);
         if (interval >= kProgressInterval) {
-          print_progress(step, total_steps, report, !dem,
+          print_progress(step, total_steps, report, contact_count, !dem,
                          static_cast<double>(step - last_progress_step) / interval);
           last_progress = Clock::now();
           last_progress_step = step;

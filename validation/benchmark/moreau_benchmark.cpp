@@ -23,6 +23,8 @@
 #include "moreau/collision/collision_detector.hpp"
 #include "moreau/contact/contact_system.hpp"
 #include "moreau/contact/delassus.hpp"
+#include "moreau/dem/dem_stepper.hpp"
+#include "moreau/io/scene.hpp"
 #include "moreau/model/shape.hpp"
 #include "moreau/model/world.hpp"
 #include "moreau/solver/solver.hpp"
@@ -88,6 +90,7 @@ double process_cpu_seconds() {
 struct Settings {
   bool quick = false;
   std::string json_path;
+  std::string only;  // one section, or all when empty
   // Thread counts compared for the speed-ups.
   std::vector<int> threads{1, 2};
 };
@@ -498,10 +501,54 @@ json bench_solvers(const Settings& settings) {
   return out;
 }
 
+// Penalty DEM on the published-scale cannonball pyramid (scenes/cannonball_pyramid.json:
+// 2,870 spheres, seed 000 Sec. 8.2), from the scene's initial state, which includes the first
+// impacts of the layers. Steps per second at each thread count.
+json bench_dem_pyramid(const Settings& settings) {
+  const std::string path = std::string(MOREAU_SOURCE_DIR) + "/scenes/cannonball_pyramid.json";
+  const moreau::Scene scene = moreau::load_scene(path);
+  moreau::DemRun dem = moreau::dem_run(scene);
+  // The Hookean variant at 0.9 of the stability estimate, as the pyramid experiment runs it.
+  dem.options.time_step = 1.0;
+  dem.options.time_step = 0.9 * moreau::estimate_stable_time_step(scene.world, dem.options);
+  const long steps = settings.quick ? 2000 : 20000;
+  heading("DEM steps per second, cannonball pyramid (" + std::to_string(scene.world.bodies.size()) +
+          " spheres, Hookean, 0.9 of the stability estimate)");
+  json out = {{"spheres", scene.world.bodies.size()},
+              {"time_step", dem.options.time_step},
+              {"steps", steps}};
+  std::printf("  %7s %12s %14s %10s\n", "threads", "steps/s", "sphere-steps/s", "contacts");
+  for (const int threads : settings.threads) {
+    omp_set_num_threads(threads);
+    moreau::World world = scene.world;
+    moreau::DemStepper stepper(world, dem.options);
+    const auto t0 = Clock::now();
+    for (long k = 0; k < steps; ++k) stepper.step();
+    const double t = seconds_since(t0);
+    const double rate = static_cast<double>(steps) / t;
+    const std::size_t contacts = stepper.contacts().size();
+    std::printf("  %7d %12.1f %14.3e %10zu\n", threads, rate,
+                rate * static_cast<double>(world.bodies.size()), contacts);
+    out["threads"][std::to_string(threads)] = {
+        {"steps_per_second", rate}, {"seconds", t}, {"contacts_at_end", contacts}};
+  }
+  if (settings.threads.size() > 1) {
+    const double s =
+        out["threads"][std::to_string(settings.threads.front())]["seconds"].get<double>() /
+        out["threads"][std::to_string(settings.threads.back())]["seconds"].get<double>();
+    out["speedup"] = s;
+    std::printf("  speed-up %d -> %d threads: %.2f\n", settings.threads.front(),
+                settings.threads.back(), s);
+  }
+  omp_set_num_threads(settings.threads.back());
+  return out;
+}
+
 int usage(const char* program, int code) {
   std::fprintf(code == 0 ? stdout : stderr,
-               "usage: %s [--quick] [--json FILE]\n"
+               "usage: %s [--quick] [--only SECTION] [--json FILE]\n"
                "  --quick      smaller sweep (collision up to 1e5 spheres, fewer repetitions)\n"
+               "  --only SECTION  one of bandwidth, delassus, collision, solvers, dem_pyramid\n"
                "  --json FILE  also write the figures as JSON to FILE\n",
                program);
   return code;
@@ -515,6 +562,14 @@ int main(int argc, char** argv) {
     const std::string arg = argv[k];
     if (arg == "--quick") {
       settings.quick = true;
+    } else if (arg == "--only" && k + 1 < argc) {
+      settings.only = argv[++k];
+      const std::vector<std::string> sections = {"bandwidth", "delassus", "collision", "solvers",
+                                                 "dem_pyramid"};
+      if (std::find(sections.begin(), sections.end(), settings.only) == sections.end()) {
+        std::fprintf(stderr, "--only: unknown section '%s'\n", settings.only.c_str());
+        return usage(argv[0], 2);
+      }
     } else if (arg == "--json" && k + 1 < argc) {
       settings.json_path = argv[++k];
     } else if (arg == "--help" || arg == "-h") {
@@ -540,11 +595,16 @@ int main(int argc, char** argv) {
       settings.quick ? "quick" : "full", cpu_model().c_str(), std::thread::hardware_concurrency(),
       omp_get_max_threads(), __VERSION__, kSeed);
 
+  auto selected = [&](const char* section) {
+    return settings.only.empty() || settings.only == section;
+  };
   double triad_best = 0.0;
-  report["bandwidth"] = bench_bandwidth(settings, triad_best);
-  report["delassus"] = bench_delassus(settings, triad_best);
-  report["collision"] = bench_collision(settings);
-  report["solvers"] = bench_solvers(settings);
+  if (selected("bandwidth") || selected("delassus"))
+    report["bandwidth"] = bench_bandwidth(settings, triad_best);
+  if (selected("delassus")) report["delassus"] = bench_delassus(settings, triad_best);
+  if (selected("collision")) report["collision"] = bench_collision(settings);
+  if (selected("solvers")) report["solvers"] = bench_solvers(settings);
+  if (selected("dem_pyramid")) report["dem_pyramid"] = bench_dem_pyramid(settings);
   const double wall = seconds_since(start);
   report["total_seconds"] = wall;
   report["load_average_end"] = load_average();

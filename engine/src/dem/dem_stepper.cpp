@@ -371,6 +371,13 @@ std::vector<DemContact> DemStepper::contacts() const {
   return touching;
 }
 
+std::size_t DemStepper::touching_count() const {
+  std::size_t count = 0;
+  for (const DemContact& c : pair_contact_)
+    if (c.overlap > 0.0) ++count;
+  return count;
+}
+
 double DemStepper::kinetic_energy() const {
   double energy = 0.0;
   for (const RigidBody& b : world_.bodies) {

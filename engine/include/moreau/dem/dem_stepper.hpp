@@ -51,6 +51,7 @@ class DemStepper {
 
   void step();                               // one velocity-Verlet step
   std::vector<DemContact> contacts() const;  // touching pairs after the last step
+  std::size_t touching_count() const;        // their number, without copying them
   double kinetic_energy() const;
   double max_speed() const;
   long steps_taken() const { return step_count_; }
