@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE fclib
 #include <boost/test/unit_test.hpp>
 // FCLIB reading, writing, validation, global reduction and natural-map merit, on generated
-// problems and on the collection files of /work/shared/data/fclib (README.md there).
+// problems and on the collection files of MOREAU_FCLIB_DATA (shared/data/fclib, README.md there).
 #include <unistd.h>
 
 #include <filesystem>
@@ -21,7 +21,8 @@ using namespace moreau::fclib;
 
 namespace {
 
-const fs::path kDataDirectory = "/work/shared/data/fclib";
+// The collection's location, from CMake (MOREAU_FCLIB_DATA in the top-level CMakeLists.txt).
+const fs::path kDataDirectory = MOREAU_FCLIB_DATA;
 
 // A fresh directory per test run, removed at the end.
 struct TempDirectory {
