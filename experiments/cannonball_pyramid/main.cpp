@@ -169,7 +169,7 @@ std::vector<ForceRecord> cd_forces(const StepReport& report, const VecX& impulse
 
 CdRun run_cd(int base, Variant variant, const std::string& solver, long steps, double tolerance,
              double truss_tolerance, const std::vector<int>& base_bodies,
-             bool compare_truss_solvers = false, bool alm_budget = false) {
+             bool compare_truss_solvers = false) {
   std::vector<int> ignored;
   World world = pyramid_world(base, variant, ignored);
   StepOptions options;
@@ -215,13 +215,6 @@ CdRun run_cd(int base, Variant variant, const std::string& solver, long steps, d
   if (compare_truss_solvers) {
     TimeStepper probe(before_last_step, options);
     compatible.truss.method = TrussMethod::augmented_lagrangian;
-    // At the published scale the augmented Lagrangian needs far more APGD iterations than the
-    // session can give it (at the quick scale it is already 2 to 2,000 times slower than the
-    // interior point method): it runs under a fixed budget there and its outcome is reported.
-    if (alm_budget) {
-      compatible.truss.max_outer_iterations = 10;
-      compatible.truss.max_inner_iterations = 20000;
-    }
     probe.set_compatible(compatible);
     const StepReport& alm = probe.step();
     run.augmented_lagrangian = alm.compatible_stats;
@@ -338,8 +331,12 @@ int main(int argc, char** argv) {
       std::cout << "   DEM: " << dem.steps << " steps of " << dem.time_step << " s, "
                 << dem.result.seconds << " s\n"
                 << std::flush;
-      const CdRun apgd =
-          run_cd(base, variant, "apgd", cd_steps, cd_tolerance, truss_tolerance, base_bodies, true);
+      // The augmented Lagrangian comparison runs at the quick scale only: at the published
+      // scale, on the Hookean variant, it had not converged after 25 minutes (within its
+      // default limits of 60 x 200,000 APGD iterations), where the interior point method takes
+      // seconds.
+      const CdRun apgd = run_cd(base, variant, "apgd", cd_steps, cd_tolerance, truss_tolerance,
+                                base_bodies, !args.full());
       std::cout << "   APGD: " << apgd.classic.seconds << " s, compatible CD "
                 << apgd.truss.wall_seconds << " s\n"
                 << std::flush;
@@ -363,23 +360,16 @@ int main(int argc, char** argv) {
       results.check(key + "_compatible_pgs_equals_apgd",
                     relative_error(pgs.compatible.floor, apgd.compatible.floor),
                     "||F_compat(PGS) - F_compat(APGD)|| / ||F_compat(APGD)||");
-      if (args.full()) {
-        results.measure(label + ": compatible CD, ||f_ALM - f_IPM|| / ||f_IPM|| (ALM under budget)",
-                        apgd.solver_difference, "");
-        results.measure(label + ": compatible CD, augmented Lagrangian converged within budget",
-                        apgd.augmented_lagrangian.converged ? 1.0 : 0.0, "");
-        results.measure(label + ": compatible CD, augmented Lagrangian equilibrium residual",
-                        apgd.augmented_lagrangian.equilibrium_residual, "");
-      } else {
+      if (!args.full()) {
         results.check(key + "_interior_point_agrees", apgd.solver_difference,
                       "||f_ALM - f_IPM|| / ||f_IPM||: the two truss solvers on the same step");
+        results.measure(label + ": compatible CD, augmented Lagrangian wall time",
+                        apgd.augmented_lagrangian.wall_seconds, "s");
+        results.measure(label + ": compatible CD, augmented Lagrangian APGD iterations",
+                        apgd.augmented_lagrangian.inner_iterations, "");
+        results.measure(label + ": compatible CD, augmented Lagrangian / interior point time",
+                        apgd.augmented_lagrangian.wall_seconds / apgd.truss.wall_seconds, "");
       }
-      results.measure(label + ": compatible CD, augmented Lagrangian wall time",
-                      apgd.augmented_lagrangian.wall_seconds, "s");
-      results.measure(label + ": compatible CD, augmented Lagrangian APGD iterations",
-                      apgd.augmented_lagrangian.inner_iterations, "");
-      results.measure(label + ": compatible CD, augmented Lagrangian / interior point time",
-                      apgd.augmented_lagrangian.wall_seconds / apgd.truss.wall_seconds, "");
       if (variant == Variant::uniform_hookean) {
         const double dem_max = max_force(dem.result.forces);
         results.check("apgd_max_force_overprediction",
