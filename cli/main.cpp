@@ -37,8 +37,12 @@ int main(int argc, char** argv) {
       "-s,--solver", [&](const std::string& value) { overrides.solver = value; },
       "Contact solver (replaces solver.name of the scene; see `moreau solvers`)");
   run->add_option_function<std::string>(
+      "--scheme", [&](const std::string& value) { overrides.scheme = value; },
+      "Time-stepping scheme: semi_implicit_euler, theta, impulse_velocity or dem (replaces "
+      "integrator.scheme of the scene)");
+  run->add_option_function<std::string>(
       "-m,--method", [&](const std::string& value) { overrides.method = value; },
-      "Time stepper: cd or dem (replaces method of the scene)");
+      "The older spelling of --scheme: cd (semi_implicit_euler) or dem");
   run->add_option_function<std::string>(
       "--export-fclib", [&](const std::string& value) { overrides.export_fclib = value; },
       "Write the contact problem of these steps to FCLIB files in <output>/fclib/ (local "

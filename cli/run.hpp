@@ -10,14 +10,16 @@ struct RunOverrides {
   std::optional<std::string> output_directory;
   std::optional<long> steps;
   std::optional<std::string> solver;
-  std::optional<std::string> method;  // "cd" or "dem"
+  std::optional<std::string> scheme;  // integrator.scheme
+  std::optional<std::string> method;  // the older spelling: "cd" (semi_implicit_euler) or "dem"
   // Steps whose contact problem is written to FCLIB ("10,20:30,100:1000:100" or "all").
   std::optional<std::string> export_fclib;
   bool quiet = false;  // no progress lines, no final summary line (warnings still print)
 };
 
-// `moreau run`: loads the scene, steps it with its method (CD or DEM), writes CSV/VTK every
-// output.every steps and summary.json at the end. Under DEM, `steps` replaces the DEM step count.
+// `moreau run`: loads the scene, steps it with its scheme (integrator.scheme) in a Simulation,
+// writes CSV/VTK every output.every steps and summary.json at the end. Under DEM, `steps`
+// replaces the DEM step count.
 // Throws InputError (bad scene or option) or SimulationError (a state that is not finite, or a
 // solver failure under solver.on_failure = "stop").
 void run_scene(const std::string& scene_path, const RunOverrides& overrides);

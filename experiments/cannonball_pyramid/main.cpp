@@ -15,7 +15,7 @@
 #include "moreau/core/error.hpp"
 #include "moreau/dem/dem_stepper.hpp"
 #include "moreau/harness/results.hpp"
-#include "moreau/integrator/time_stepper.hpp"
+#include "moreau/integrator/semi_implicit_euler.hpp"
 
 namespace {
 
@@ -172,15 +172,15 @@ CdRun run_cd(int base, Variant variant, const std::string& solver, long steps, d
              bool compare_truss_solvers = false) {
   std::vector<int> ignored;
   World world = pyramid_world(base, variant, ignored);
-  StepOptions options;
+  SemiImplicitEulerOptions options;
   options.time_step = kCdTimeStep;
   options.frictional = false;
   options.collision.margin = 0.1 * kRadius;  // nearest neighbours only (next ones are 0.41 d away)
-  options.solver = solver;
-  options.solver_options.tolerance = tolerance;
-  options.solver_options.max_iterations = 200000;
-  options.solver_options.record_history = false;
-  TimeStepper stepper(world, options);
+  SolverOptions solver_options;
+  solver_options.tolerance = tolerance;
+  solver_options.max_iterations = 200000;
+  solver_options.record_history = false;
+  SemiImplicitEulerStepper stepper(world, options, make_solver(solver, solver_options));
   CdRun run;
   const auto start = Clock::now();
   for (long s = 0; s + 1 < steps; ++s) run.iterations += stepper.step().solver_stats.iterations;
@@ -213,7 +213,7 @@ CdRun run_cd(int base, Variant variant, const std::string& solver, long steps, d
   run.compatible.floor = floor_reaction(run.compatible.forces, world, base_bodies);
   run.compatible.seconds = report.compatible_stats.wall_seconds;
   if (compare_truss_solvers) {
-    TimeStepper probe(before_last_step, options);
+    SemiImplicitEulerStepper probe(before_last_step, options, make_solver(solver, solver_options));
     compatible.truss.method = TrussMethod::augmented_lagrangian;
     probe.set_compatible(compatible);
     const StepReport& alm = probe.step();

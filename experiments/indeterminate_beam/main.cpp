@@ -12,7 +12,7 @@
 #include "moreau/core/error.hpp"
 #include "moreau/dem/dem_stepper.hpp"
 #include "moreau/harness/results.hpp"
-#include "moreau/integrator/time_stepper.hpp"
+#include "moreau/integrator/semi_implicit_euler.hpp"
 
 namespace {
 
@@ -80,21 +80,20 @@ struct Outcome {
 Outcome run_classic(const std::string& method, const std::string& solver, ContactOrder order,
                     Stiffness stiffness) {
   World world = beam_world(stiffness);
-  StepOptions options;
+  SemiImplicitEulerOptions options;
   options.time_step = kTimeStep;
   options.frictional = false;  // seed 000 Sec. 8.1 is frictionless
   // Margin of half a disk radius: the three supports are in the problem from the first step,
   // so their number and order (pair order: support 0, 1, 2) never change.
   options.collision.margin = 0.5 * kDiskRadius;
-  options.solver = solver;
-  options.solver_options.tolerance = 1e-10;
-  options.solver_options.max_iterations = 100000;
-  options.solver_options.order = order;
-  if (order == ContactOrder::custom)
-    options.solver_options.custom_order = {1, 0, 2};  // middle first
+  SolverOptions solver_options;
+  solver_options.tolerance = 1e-10;
+  solver_options.max_iterations = 100000;
+  solver_options.order = order;
+  if (order == ContactOrder::custom) solver_options.custom_order = {1, 0, 2};  // middle first
   options.compatible.enabled = true;
   options.compatible.law = ContactLaw::hookean;
-  TimeStepper stepper(world, options);
+  SemiImplicitEulerStepper stepper(world, options, make_solver(solver, solver_options));
   Outcome outcome;
   outcome.method = method;
   for (long s = 0; s < kSteps; ++s) {

@@ -165,7 +165,7 @@ Outcome run(const std::string& label, const World& initial, LocalMethod method, 
     const bool last = k == s.steps;
     if (last) out.before_last = world;
     const std::clock_t step_start = std::clock();
-    const ThetaStepReport& report = stepper.step();
+    const StepReport& report = stepper.step();
     StepRow row{k,        static_cast<long>(report.contacts.size()),
                 0,        0.0,
                 0.0,      static_cast<double>(std::clock() - step_start) / CLOCKS_PER_SEC,
@@ -190,7 +190,7 @@ Outcome run(const std::string& label, const World& initial, LocalMethod method, 
 NlgsStats probe(const World& state, LocalMethod method, double alpha, const Settings& s) {
   World world = state;
   ThetaStepper stepper(world, theta_options(s), make_nlgs(method, alpha, s));
-  const ThetaStepReport& report = stepper.step();
+  const StepReport& report = stepper.step();
   return report.nlgs ? *report.nlgs : NlgsStats{};
 }
 

@@ -100,7 +100,7 @@ Outcome run(LocalMethod method, double alpha) {
       to_string(method) + (alpha > 0.0 ? " alpha=" + std::to_string(alpha).substr(0, 3) : "");
   const std::clock_t start = std::clock();
   for (long s = 1; s <= kSteps; ++s) {
-    const ThetaStepReport& report = stepper.step();
+    const StepReport& report = stepper.step();
     const RigidBody& body = world.bodies[b];
     // Velocity of the material point touching the plane: v + omega x (-R e_y).
     const Vec3 contact_point =

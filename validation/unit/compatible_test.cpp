@@ -13,7 +13,8 @@
 #include "moreau/compatible/compatible_cd.hpp"
 #include "moreau/compatible/no_tension_truss.hpp"
 #include "moreau/core/error.hpp"
-#include "moreau/integrator/time_stepper.hpp"
+#include "moreau/integrator/semi_implicit_euler.hpp"
+#include "test_support.hpp"
 
 using namespace moreau;
 namespace bdata = boost::unit_test::data;
@@ -147,7 +148,7 @@ BOOST_DATA_TEST_CASE(DeterminateColumnKeepsClassicForces, kMethods, method) {
     s.position = Vec3(0.0, 0.5 + k * 1.0, 0.0);
     world.add_body(s);
   }
-  StepOptions options;
+  test::EulerSetup options;
   options.frictional = false;
   options.time_step = 1e-3;
   options.collision.margin = 0.05;
@@ -155,7 +156,7 @@ BOOST_DATA_TEST_CASE(DeterminateColumnKeepsClassicForces, kMethods, method) {
   options.solver_options.tolerance = 1e-12;
   options.compatible.enabled = true;
   options.compatible.truss.method = method;
-  TimeStepper stepper(world, options);
+  auto stepper = test::euler_stepper(world, options);
   for (int s = 0; s < 20; ++s) stepper.step();
   const StepReport& report = stepper.last_report();
   BOOST_TEST_REQUIRE(report.contacts.size() == 4u);
@@ -196,13 +197,13 @@ BOOST_DATA_TEST_CASE(InteriorPointAgreesWithAugmentedLagrangian,
       disk.material = index % 3 == 0 ? 1 : 0;
       world.add_body(disk);
     }
-  StepOptions options;
+  test::EulerSetup options;
   options.frictional = false;
   options.time_step = 1e-3;
   options.collision.margin = 0.01;
   options.solver = "apgd";
   options.solver_options.tolerance = 1e-12;
-  TimeStepper stepper(world, options);
+  auto stepper = test::euler_stepper(world, options);
   for (int s = 0; s < 10; ++s) stepper.step();
   std::vector<VecX> forces;
   for (TrussMethod method : {TrussMethod::augmented_lagrangian, TrussMethod::interior_point}) {
@@ -211,7 +212,7 @@ BOOST_DATA_TEST_CASE(InteriorPointAgreesWithAugmentedLagrangian,
     compatible.law = law;
     compatible.truss.method = method;
     World copy = world;
-    TimeStepper probe(copy, options);
+    auto probe = test::euler_stepper(copy, options);
     probe.set_compatible(compatible);
     const StepReport& report = probe.step();
     BOOST_TEST(report.compatible_stats.converged);

@@ -12,7 +12,8 @@
 
 #include "moreau/fclib/fclib.hpp"
 #include "moreau/fclib/step_export.hpp"
-#include "moreau/integrator/time_stepper.hpp"
+#include "moreau/integrator/semi_implicit_euler.hpp"
+#include "test_support.hpp"
 #include "moreau/model/shape.hpp"
 #include "moreau/model/world.hpp"
 
@@ -49,8 +50,8 @@ int add_ball(World& world, double radius, const Vec3& position) {
   return world.add_body(ball);
 }
 
-StepOptions options(bool frictional) {
-  StepOptions step;
+test::EulerSetup options(bool frictional) {
+  test::EulerSetup step;
   step.time_step = kTimeStep;
   step.frictional = frictional;
   step.collision.margin = 1e-3;  // keeps the resting contacts at gap 0
@@ -62,7 +63,7 @@ StepOptions options(bool frictional) {
 
 // Steps once and returns the export of that step.
 fclib::StepExport export_one_step(World& world, bool frictional) {
-  TimeStepper stepper(world, options(frictional));
+  auto stepper = test::euler_stepper(world, options(frictional));
   std::optional<fclib::StepExport> exported;
   stepper.set_problem_observer(
       [&](const StepProblem& problem) { exported = fclib::export_step(problem, "test"); });

@@ -18,7 +18,8 @@
 
 #include "moreau/collision/collision_detector.hpp"
 #include "moreau/contact/contact_system.hpp"
-#include "moreau/integrator/time_stepper.hpp"
+#include "moreau/integrator/semi_implicit_euler.hpp"
+#include "test_support.hpp"
 #include "moreau/model/shape.hpp"
 #include "moreau/model/world.hpp"
 
@@ -59,8 +60,8 @@ BOOST_TEST_GLOBAL_FIXTURE(OneThreadForSmallScenes);
 
 // Options that let every solver converge to kSolverTolerance. PGJ needs a relaxation below
 // 2 / lambda_max(G W) (projected_gauss_jacobi.hpp) and many more iterations than PGS/APGD.
-StepOptions step_options(const std::string& solver, bool frictional, double margin) {
-  StepOptions options;
+test::EulerSetup step_options(const std::string& solver, bool frictional, double margin) {
+  test::EulerSetup options;
   options.time_step = kTimeStep;
   options.frictional = frictional;
   options.friction_model = FrictionModel::coulomb;
@@ -102,7 +103,7 @@ RigidBody solid(const ShapeGeometry& geometry, Dimension dimension, const Vec3& 
 }
 
 // Runs one step and counts solves that did not reach the tolerance.
-const StepReport& step_checked(TimeStepper& stepper, int& unconverged) {
+const StepReport& step_checked(SemiImplicitEulerStepper& stepper, int& unconverged) {
   const StepReport& report = stepper.step();
   if (!report.contacts.empty() && !report.solver_stats.converged) ++unconverged;
   return report;
@@ -129,7 +130,7 @@ BOOST_DATA_TEST_CASE(RestingSphereCarriesItsWeight, bdata::make(kSolvers) * bdat
   add_half_space(world, Vec3::UnitY());
   const int ball = world.add_body(solid(Sphere{radius}, dimension, Vec3(0.0, radius, 0.0)));
   const double weight = world.bodies[ball].mass * kGravity;
-  TimeStepper stepper(world, step_options(solver, true, kRestingMargin));
+  auto stepper = test::euler_stepper(world, step_options(solver, true, kRestingMargin));
   int unconverged = 0;
   const int rows = static_cast<int>(dimension);
   for (int step = 0; step < 200; ++step) {
@@ -160,7 +161,7 @@ BOOST_DATA_TEST_CASE(ColumnOfSpheresCarriesCumulativeWeight, bdata::make(kSolver
     ball.push_back(world.add_body(
         solid(Sphere{radius}, Dimension::three, Vec3(0.0, radius + 2.0 * radius * k, 0.0))));
   const double weight = world.bodies[ball[0]].mass * kGravity;
-  TimeStepper stepper(world, step_options(solver, false, kRestingMargin));
+  auto stepper = test::euler_stepper(world, step_options(solver, false, kRestingMargin));
   int unconverged = 0;
   for (int step = 0; step < 50; ++step) {
     const StepReport& report = step_checked(stepper, unconverged);
@@ -198,7 +199,7 @@ BOOST_DATA_TEST_CASE(SlidingBlockStopsAtCoulombDistance,
   RigidBody block = solid(Box{half_extents}, dimension, Vec3(0.0, half_extents.y(), 0.0));
   block.linear_velocity = Vec3(v0, 0.0, 0.0);
   const int id = world.add_body(block);
-  TimeStepper stepper(world, step_options(solver, true, kRestingMargin));
+  auto stepper = test::euler_stepper(world, step_options(solver, true, kRestingMargin));
 
   const double deceleration = mu * kGravity;
   const double stop_time = v0 / deceleration;
@@ -269,7 +270,7 @@ BOOST_DATA_TEST_CASE(SphereOnInclineRollsOrSlides,
   add_half_space(world, normal);
   const int id = world.add_body(solid(Sphere{radius}, Dimension::three, radius * normal));
   const double mass = world.bodies[id].mass;
-  TimeStepper stepper(world, step_options(solver, true, kRestingMargin));
+  auto stepper = test::euler_stepper(world, step_options(solver, true, kRestingMargin));
 
   const bool rolls = mu >= threshold;
   const double acceleration = rolls ? 5.0 / 7.0 * kGravity * std::sin(alpha)
@@ -330,7 +331,7 @@ BOOST_AUTO_TEST_CASE(TorqueFreeAsymmetricBodyConservesAngularMomentum) {
   body.orientation = Quat(Eigen::AngleAxisd(0.7, Vec3(1.0, 2.0, -1.0).normalized()));
   body.angular_velocity = Vec3(1.0, 0.3, -0.8);
   const int id = world.add_body(body);
-  TimeStepper stepper(world, step_options("pgs", true, 0.0));
+  auto stepper = test::euler_stepper(world, step_options("pgs", true, 0.0));
 
   const Vec3 momentum0 = world.bodies[id].inertia_world() * world.bodies[id].angular_velocity;
   const double energy0 = 0.5 * world.bodies[id].angular_velocity.dot(momentum0);
@@ -372,7 +373,7 @@ BOOST_DATA_TEST_CASE(SpinAboutPrincipalAxisIsSteady, bdata::make({0, 2}), axis) 
   const Vec3 omega0 = 3.0 * (body.orientation * Vec3::Unit(axis));
   body.angular_velocity = omega0;
   const int id = world.add_body(body);
-  TimeStepper stepper(world, step_options("pgs", true, 0.0));
+  auto stepper = test::euler_stepper(world, step_options("pgs", true, 0.0));
   const int steps = 2000;
   for (int step = 0; step < steps; ++step) stepper.step();
   const double tolerance = steps * 10 * 2.2e-16;
@@ -570,7 +571,7 @@ BOOST_DATA_TEST_CASE(DroppedSphereReboundsWithRestitution,
   add_half_space(world, Vec3::UnitY());
   const int id =
       world.add_body(solid(Sphere{radius}, Dimension::three, Vec3(0.0, radius + height, 0.0)));
-  StepOptions options = step_options(solver, true, 0.0);
+  test::EulerSetup options = step_options(solver, true, 0.0);
   const double impact_speed = std::sqrt(2.0 * kGravity * height);
   if (restitution > 0.0) {
     // The restitution law acts on closed contacts (gap <= 0); with margin 0 the sphere is first
@@ -583,7 +584,7 @@ BOOST_DATA_TEST_CASE(DroppedSphereReboundsWithRestitution,
     options.impact_law = ImpactLaw::plastic;
     options.collision.margin = 0.02;
   }
-  TimeStepper stepper(world, options);
+  auto stepper = test::euler_stepper(world, options);
   int unconverged = 0;
   bool impacted = false;
   double rebound_speed = 0.0;
@@ -632,8 +633,8 @@ BOOST_DATA_TEST_CASE(PlanarBodiesStayInPlane, bdata::make(kSolvers), solver) {
   add_half_space(incline, normal);
   const int roller = incline.add_body(solid(Sphere{radius}, Dimension::two, radius * normal));
 
-  TimeStepper stepper(world, step_options(solver, true, kRestingMargin));
-  TimeStepper incline_stepper(incline, step_options(solver, true, kRestingMargin));
+  auto stepper = test::euler_stepper(world, step_options(solver, true, kRestingMargin));
+  auto incline_stepper = test::euler_stepper(incline, step_options(solver, true, kRestingMargin));
   int unconverged = 0;
   int incline_unconverged = 0;
   bool exact_plane = true;
@@ -685,10 +686,10 @@ BOOST_DATA_TEST_CASE(RunsAreBitwiseReproducible, bdata::make(kSolvers), solver) 
         for (int k = 0; k < 16; ++k)
           world.add_body(solid(Sphere{radius_draw(rng)}, Dimension::three,
                                Vec3(i + jitter(rng), 0.5 + j + jitter(rng), k + jitter(rng))));
-    StepOptions options = step_options(solver, true, 0.03);
+    test::EulerSetup options = step_options(solver, true, 0.03);
     options.solver_options.tolerance = 0.0;
     options.solver_options.max_iterations = 10;
-    TimeStepper stepper(world, options);
+    auto stepper = test::euler_stepper(world, options);
     std::size_t contacts = 0;
     for (int step = 0; step < 3; ++step) contacts = stepper.step().contacts.size();
     BOOST_TEST(contacts > 2048u);

@@ -636,7 +636,7 @@ BOOST_DATA_TEST_CASE(oblique_impact_reverses_slip_with_tangential_restitution,
     return (b.linear_velocity + b.angular_velocity.cross(arm)).x();
   };
   const RigidBody start = world.bodies[ball];
-  const ThetaStepReport& report = stepper.step();
+  const StepReport& report = stepper.step();
   BOOST_TEST_REQUIRE(report.contacts.size() == 1u);
   BOOST_TEST(report.solver_stats.converged);
   const Vec3 mid_step = start.position + (1 - options.theta) * dt * start.linear_velocity;
@@ -706,7 +706,7 @@ BOOST_DATA_TEST_CASE(stacked_spheres_carry_cumulative_weight, bdata::make(kMetho
   options.collision.margin = 1e-3;
   ThetaStepper stepper(world, options, nlgs_solver(method, dt));
   for (int k = 0; k < 20; ++k) BOOST_TEST_REQUIRE(stepper.step().solver_stats.converged);
-  const ThetaStepReport& report = stepper.last_report();
+  const StepReport& report = stepper.last_report();
   BOOST_TEST_REQUIRE(report.contacts.size() == 3u);
   for (std::size_t i = 0; i < report.contacts.size(); ++i) {
     const Contact& c = report.contacts[i];

@@ -35,9 +35,9 @@ using std::numbers::pi;
 // Mass formulas multiply a handful of O(1) numbers: a few roundings.
 constexpr double kRelTol = 1e-13;
 
-// The repository root, found from this file's place (validation/unit/scene_test.cpp), so the
-// test needs no build-system help to find scenes/.
-const fs::path kSourceRoot = fs::path(__FILE__).parent_path().parent_path().parent_path();
+// The repository root, from the build system: __FILE__ is relative when ccache rewrites paths
+// under its base_dir.
+const fs::path kSourceRoot = MOREAU_SOURCE_ROOT;
 
 json parse(const std::string& text) { return json::parse(text); }
 
@@ -226,12 +226,12 @@ BOOST_AUTO_TEST_CASE(settings_reach_the_step_options_and_the_world) {
   // 0.3 / 0.1 is 2.9999999999999996 in doubles: the step count must still be 3.
   BOOST_TEST(scene.steps == 3);
   BOOST_TEST(scene.world.gravity.isApprox(Vec3(0.0, 0.0, -10.0)));
-  BOOST_TEST(!scene.step.frictional);
-  BOOST_TEST((scene.step.friction_model == FrictionModel::convex_relaxation));
-  BOOST_TEST((scene.step.impact_law == ImpactLaw::restitution));
-  BOOST_TEST(scene.step.collision.margin == 0.01);
-  BOOST_TEST(scene.step.collision.cell_size == 0.5);
-  const SolverOptions& solver = scene.step.solver_options;
+  BOOST_TEST(!scene.semi_implicit_euler.frictional);
+  BOOST_TEST((scene.semi_implicit_euler.friction_model == FrictionModel::convex_relaxation));
+  BOOST_TEST((scene.semi_implicit_euler.impact_law == ImpactLaw::restitution));
+  BOOST_TEST(scene.semi_implicit_euler.collision.margin == 0.01);
+  BOOST_TEST(scene.semi_implicit_euler.collision.cell_size == 0.5);
+  const SolverOptions& solver = scene.solver_options;
   BOOST_TEST(solver.tolerance == 1e-6);
   BOOST_TEST(solver.max_iterations == 50);
   BOOST_TEST(!solver.warm_start);
@@ -725,8 +725,8 @@ BOOST_AUTO_TEST_CASE(compatible_dem_and_rigid_keys_reach_the_scene) {
   document["bodies"] =
       json::array({{{"shape", {{"type", "sphere"}, {"radius", 0.1}}}, {"material", "steel"}}});
   const Scene scene = parse_scene(document, "scene.json");
-  BOOST_TEST((scene.method == Method::dem));
-  const CompatibleOptions& compatible = scene.step.compatible;
+  BOOST_TEST((scene.scheme == Scheme::dem));
+  const CompatibleOptions& compatible = scene.semi_implicit_euler.compatible;
   BOOST_TEST(compatible.enabled);
   BOOST_TEST((compatible.law == ContactLaw::hertzian));
   BOOST_TEST(compatible.truss.equilibrium_tolerance == 1e-9);
@@ -786,7 +786,7 @@ BOOST_AUTO_TEST_CASE(dem_needs_a_youngs_modulus_for_every_material_at_load_time)
                                      {"shape", {{"type", "sphere"}, {"radius", 0.1}}},
                                      {"material", "glass"}}});
   expect_error(document,
-               {"scene.json: method \"dem\": material \"glass\"", "\"bead\"", "youngs_modulus"});
+               {"scene.json: scheme \"dem\": material \"glass\"", "\"bead\"", "youngs_modulus"});
   // The same scene is fine under CD, which needs no stiffness.
   document["method"] = "cd";
   BOOST_CHECK_NO_THROW(parse_scene(document, "scene.json"));
@@ -794,12 +794,12 @@ BOOST_AUTO_TEST_CASE(dem_needs_a_youngs_modulus_for_every_material_at_load_time)
 
 BOOST_AUTO_TEST_CASE(beam_scene_loads_for_both_methods) {
   const Scene cd = beam_scene("cd");
-  BOOST_TEST((cd.method == Method::cd));
-  BOOST_TEST(cd.step.compatible.enabled);
-  BOOST_TEST(!cd.step.frictional);
+  BOOST_TEST((cd.scheme == Scheme::semi_implicit_euler));
+  BOOST_TEST(cd.semi_implicit_euler.compatible.enabled);
+  BOOST_TEST(!cd.semi_implicit_euler.frictional);
   BOOST_TEST(cd.steps == 50);
   const Scene dem = beam_scene("dem");
-  BOOST_TEST((dem.method == Method::dem));
+  BOOST_TEST((dem.scheme == Scheme::dem));
   BOOST_TEST(dem.dem_time_step_auto);
   const DemRun run = dem_run(dem);
   BOOST_TEST(run.options.time_step == 0.5 * estimate_stable_time_step(dem.world, dem.dem));
@@ -813,14 +813,14 @@ BOOST_AUTO_TEST_CASE(beam_scene_loads_for_both_methods) {
 BOOST_AUTO_TEST_CASE(beam_scene_carries_2_6_2_with_both_methods) {
   const double expected[3] = {2.0, 6.0, 2.0};
   Scene cd = beam_scene("cd");
-  TimeStepper stepper(cd.world, cd.step);
-  for (long step = 1; step < cd.steps; ++step) stepper.step();
-  const StepReport& report = stepper.step();
+  const std::unique_ptr<Stepper> stepper = make_stepper(cd);
+  for (long step = 1; step < cd.steps; ++step) stepper->step();
+  const StepReport& report = stepper->step();
   BOOST_REQUIRE(report.contacts.size() == 3u);
   for (std::size_t i = 0; i < 3; ++i) {
     const int support = report.contacts[i].body_a;  // the disks are bodies 0, 1, 2
     BOOST_TEST(
-        report.compatible_impulses(static_cast<long>(i)) / cd.step.time_step == expected[support],
+        report.compatible_impulses(static_cast<long>(i)) / cd.semi_implicit_euler.time_step == expected[support],
         boost::test_tools::tolerance(1e-6));
   }
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "moreau/core/error.hpp"
-#include "moreau/integrator/time_stepper.hpp"
+#include "moreau/collision/contact.hpp"
 
 namespace moreau {
 namespace {
@@ -203,7 +203,8 @@ double estimate_stable_time_step(const World& world, const DemOptions& options) 
 }
 
 DemStepper::DemStepper(World& world, DemOptions options)
-    : world_(world), options_(std::move(options)) {
+    : Stepper(world), options_(std::move(options)) {
+  contacts_requested_ = false;
   options_.validate();
   world_.validate();
   skin_ = default_skin(world_, options_);
@@ -338,7 +339,7 @@ void DemStepper::compute_forces() {
   }
 }
 
-void DemStepper::step() {
+const StepReport& DemStepper::step() {
   const double dt = options_.time_step;
   const int body_count = static_cast<int>(world_.bodies.size());
   // Velocity Verlet: half kick, drift, forces at the new positions (with half-step
@@ -361,7 +362,40 @@ void DemStepper::step() {
   kick();
   world_.time += dt;
   ++step_count_;
+  // Checked every 1000 steps only: the check costs a pass over the bodies, a DEM step little more.
   if (step_count_ % 1000 == 0) world_.check_finite(step_count_);
+  fill_report(report_);
+  return report_;
+}
+
+void DemStepper::fill_report(StepReport& report) const {
+  const double dt = options_.time_step;
+  report.step = step_count_;
+  report.time = world_.time;
+  report.rows_per_contact = 3;
+  report.active_contacts = static_cast<long>(touching_count());
+  report.solver_stats = SolverStats{};
+  report.solver_stats.termination = Termination::not_run;
+  report.solver_stats.converged = true;
+  report.details = DemStepDetails{rebuilds_, stable_time_step_, contacts_requested_};
+  report.contacts.clear();
+  report.impulses.resize(0);
+  if (!contacts_requested_) return;
+  const std::vector<DemContact> touching = contacts();
+  report.impulses.resize(3 * static_cast<long>(touching.size()));
+  for (std::size_t i = 0; i < touching.size(); ++i) {
+    const DemContact& dem = touching[i];
+    Contact contact;
+    contact.body_a = dem.body_a;
+    contact.body_b = dem.body_b;
+    contact.point = dem.point;
+    contact.normal = dem.normal;
+    contact.gap = -dem.overlap;
+    complete_frame(contact, world_.dimension);
+    report.impulses.segment<3>(3 * static_cast<long>(i)) << dt * dem.normal_force,
+        dt * dem.force_on_b.dot(contact.tangent1), dt * dem.force_on_b.dot(contact.tangent2);
+    report.contacts.push_back(contact);
+  }
 }
 
 std::vector<DemContact> DemStepper::contacts() const {

@@ -1,7 +1,6 @@
 #include "moreau/integrator/theta_stepper.hpp"
 
 #include <cmath>
-#include <ctime>
 #include <string>
 #include <utility>
 
@@ -49,19 +48,6 @@ class ImpactScaledDelassus final : public DelassusOperator {
   std::vector<Vec3> scale_;
 };
 
-// x += h v, R <- exp(h omega) R for every body that moves (dynamic or prescribed).
-void advance_positions(World& world, double h) {
-  for (RigidBody& b : world.bodies) {
-    if (b.motion == Motion::fixed) continue;
-    b.position += h * b.linear_velocity;
-    const double angle = h * b.angular_velocity.norm();
-    if (angle > 0.0) {
-      const Quat rotation(Eigen::AngleAxisd(angle, b.angular_velocity.normalized()));
-      b.orientation = (rotation * b.orientation).normalized();
-    }
-  }
-}
-
 // Velocity of b relative to a at the contact in the frame (n, t1, t2) for body velocities
 // `velocity` (6 per body): P*(q, c) q_dot of eq. 4.
 Vec3 relative_velocity(const World& world, const Contact& c, const VecX& velocity) {
@@ -80,7 +66,7 @@ void ThetaOptions::validate() const {
   }
   if (!(theta >= 0.5 && theta <= 1.0)) {
     throw InputError("ThetaOptions.theta = " + std::to_string(theta) +
-                     " must lie in [1/2, 1] (seed 004 Sec. 2.1)");
+                     " must lie in [1/2, 1] (Dumont Sec. 2.1)");
   }
   if (!(tangential_restitution >= 0.0 && tangential_restitution <= 1.0)) {
     throw InputError("ThetaOptions.tangential_restitution = " +
@@ -91,54 +77,35 @@ void ThetaOptions::validate() const {
 
 ThetaStepper::ThetaStepper(World& world, ThetaOptions options,
                            std::unique_ptr<ContactSolver> solver)
-    : world_(world), options_(std::move(options)), solver_(std::move(solver)) {
-  options_.validate();
-  world_.validate();
-  if (!solver_) throw InputError("ThetaStepper: no contact solver given");
+    : ContactDynamicsStepper(world, std::move(solver), detail::validated(options).time_step,
+                             options.frictional, options.collision, "theta"),
+      options_(std::move(options)) {}
+
+// eq. 18: the mid-step configuration, where contacts and the mapping P are evaluated. The free
+// velocity of the pipeline is eq. 2-3 with gravity, constant, so theta F_{k+1} + (1 - theta) F_k
+// = F.
+void ThetaStepper::before_detection(StepState& state) {
+  integrate_positions(world_, (1.0 - options_.theta) * state.dt);
 }
 
-const ThetaStepReport& ThetaStepper::step() {
-  const double dt = options_.time_step;
+void ThetaStepper::build_problem(StepState& state, std::vector<Contact> candidates,
+                                 StepReport& report) {
   const double theta = options_.theta;
-  const int rows = options_.frictional ? static_cast<int>(world_.dimension) : 1;
-  const int body_count = static_cast<int>(world_.bodies.size());
-  ThetaStepReport report;
-  report.step = step_count_ + 1;
-  report.rows_per_contact = rows;
-
-  // v_k, and v_free = v_k + dt M^-1 F (eq. 2-3; gravity is constant, so theta F_{k+1} +
-  // (1 - theta) F_k = F). Fixed bodies have zero velocity, prescribed ones keep theirs.
-  VecX velocity_start(kBodyDofs * body_count);
-  VecX velocity_free(kBodyDofs * body_count);
-  for (int b = 0; b < body_count; ++b) {
-    const RigidBody& body = world_.bodies[b];
-    const Vec6 v = body.motion == Motion::fixed ? Vec6::Zero() : body.velocity();
-    velocity_start.segment<6>(kBodyDofs * b) = v;
-    velocity_free.segment<6>(kBodyDofs * b) =
-        body.is_dynamic()
-            ? Vec6(v + dt * inverse_mass(body, world_.dimension).apply(world_.external_force(b)))
-            : v;
-  }
-
-  // eq. 18: the mid-step configuration, where contacts and the mapping P are evaluated.
-  advance_positions(world_, (1.0 - theta) * dt);
-  const std::vector<Contact> candidates =
-      detect_contacts(world_, options_.collision, &report.collision_stats);
-  report.candidate_contacts = static_cast<long>(candidates.size());
-
+  const int rows = state.rows;
+  report.details = ThetaStepDetails{static_cast<long>(candidates.size())};
   std::vector<Vec3> u_free, u_minus;
   for (const Contact& c : candidates) {
-    const Vec3 free = relative_velocity(world_, c, velocity_free);
-    if (c.gap + theta * dt * free[0] > 0.0) continue;  // stays open under free motion
+    const Vec3 free = relative_velocity(world_, c, state.velocity_free);
+    if (c.gap + theta * state.dt * free[0] > 0.0) continue;  // stays open under free motion
     report.contacts.push_back(c);
     u_free.push_back(free);
-    u_minus.push_back(relative_velocity(world_, c, velocity_start));  // eq. 19
+    u_minus.push_back(relative_velocity(world_, c, state.velocity_start));  // eq. 19
   }
   const int contact_count = static_cast<int>(report.contacts.size());
-  const ContactSystem system(world_, report.contacts, rows);
+  state.system = std::make_unique<ContactSystem>(world_, report.contacts, rows);
 
   // eq. 20: u~ = S (u+ + E u-) with S = (1 + E)^-1, so q~ = S (u_free + E u-) and W~ = S W.
-  ConeProblem problem;
+  ConeProblem& problem = state.problem;
   problem.friction_model = FrictionModel::coulomb;
   problem.q.resize(rows * contact_count);
   problem.mu.resize(contact_count);
@@ -155,42 +122,16 @@ const ThetaStepReport& ThetaStepper::step() {
         scale[i].cwiseProduct(u_free[i] + e.cwiseProduct(u_minus[i])).head(rows);
     problem.mu(i) = world_.friction.get(ma, mb);
   }
-  const ImpactScaledDelassus impact_scaled(system, scale);
-  problem.delassus = scaled ? static_cast<const DelassusOperator*>(&impact_scaled) : &system;
-
-  VecX impulses = VecX::Zero(rows * contact_count);
-  const std::clock_t cpu_start = std::clock();
-  if (contact_count > 0) {
-    if (const auto* nlgs = dynamic_cast<const NlgsSolver*>(solver_.get())) {
-      report.nlgs = nlgs->solve_with_terms(problem, impulses);
-      report.solver_stats = report.nlgs->common;
-    } else {
-      report.solver_stats = solver_->solve(problem, impulses);
-    }
-  } else {
-    report.solver_stats.solver = solver_->name();
-    report.solver_stats.termination = Termination::not_run;
-    report.solver_stats.converged = true;
+  problem.delassus = state.system.get();
+  if (scaled) {
+    state.delassus = std::make_unique<ImpactScaledDelassus>(*state.system, std::move(scale));
+    problem.delassus = state.delassus.get();
   }
-  report.solve_cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+}
 
-  // eq. 3: v_{k+1} = v_free + M^-1 P r, then eq. 2: q_{k+1} = q_m + theta dt v_{k+1}.
-  const VecX velocity_change = system.body_velocity_change(impulses);
-  for (int b = 0; b < body_count; ++b) {
-    RigidBody& body = world_.bodies[b];
-    if (!body.is_dynamic()) continue;
-    body.set_velocity(velocity_free.segment<6>(kBodyDofs * b) +
-                      velocity_change.segment<6>(kBodyDofs * b));
-  }
-  advance_positions(world_, theta * dt);
-
-  world_.time += dt;
-  ++step_count_;
-  report.time = world_.time;
-  report.impulses = std::move(impulses);
-  world_.check_finite(step_count_);
-  report_ = std::move(report);
-  return report_;
+// eq. 2, second line: q_{k+1} = q_m + theta dt v_{k+1}.
+void ThetaStepper::update_positions(StepState& state) {
+  integrate_positions(world_, options_.theta * state.dt);
 }
 
 }  // namespace moreau

@@ -752,13 +752,14 @@ void read_friction(const Node& node, World& world, const Context& context) {
   }
 }
 
-void read_compatible(const Node& node, const StepOptions& step, CompatibleOptions& compatible) {
+void read_compatible(const Node& node, bool frictional, CompatibleOptions& compatible) {
   node.expect_object(
       {"enabled", "law", "equilibrium_tolerance", "optimality_tolerance", "max_outer_iterations"});
   if (auto x = node.find("enabled")) {
     compatible.enabled = x->boolean();
-    // Checked here rather than left to StepOptions::validate so the message names the key.
-    if (compatible.enabled && step.frictional)
+    // Checked here rather than left to SemiImplicitEulerOptions::validate so the message names
+    // the key.
+    if (compatible.enabled && frictional)
       x->fail(
           "compatible CD is defined for frictionless contact: set integrator.frictional "
           "to false");
@@ -774,17 +775,75 @@ void read_compatible(const Node& node, const StepOptions& step, CompatibleOption
     truss.max_outer_iterations = static_cast<int>(x->integer(1, std::numeric_limits<int>::max()));
 }
 
-void read_integrator(const Node& node, StepOptions& step) {
-  node.expect_object({"frictional", "friction_model", "impact_law", "compatible"});
-  if (auto x = node.find("frictional")) step.frictional = x->boolean();
-  if (auto x = node.find("friction_model"))
-    step.friction_model = x->choice({"coulomb", "convex_relaxation"}) == "coulomb"
-                              ? FrictionModel::coulomb
-                              : FrictionModel::convex_relaxation;
+// The integrator keys that only some schemes read, with those schemes. A key given for a
+// scheme that does not read it is an error naming it; a DEM scene may carry the
+// semi_implicit_euler keys, which `moreau run --scheme semi_implicit_euler` then uses.
+struct SchemeKey {
+  const char* key;
+  std::vector<Scheme> schemes;
+};
+const std::vector<SchemeKey>& scheme_keys() {
+  static const std::vector<SchemeKey> keys{
+      {"frictional", {Scheme::semi_implicit_euler, Scheme::theta, Scheme::impulse_velocity}},
+      {"friction_model", {Scheme::semi_implicit_euler, Scheme::impulse_velocity}},
+      {"impact_law", {Scheme::semi_implicit_euler}},
+      {"compatible", {Scheme::semi_implicit_euler}},
+      {"theta", {Scheme::theta}},
+      {"tangential_restitution", {Scheme::theta}},
+      {"error_reduction", {Scheme::impulse_velocity}},
+  };
+  return keys;
+}
+
+void check_scheme_keys(const Node& node, Scheme scheme) {
+  const Scheme reader = scheme == Scheme::dem ? Scheme::semi_implicit_euler : scheme;
+  for (const SchemeKey& entry : scheme_keys()) {
+    const auto x = node.find(entry.key);
+    if (!x || std::find(entry.schemes.begin(), entry.schemes.end(), reader) != entry.schemes.end())
+      continue;
+    std::vector<std::string> readers;
+    for (Scheme s : entry.schemes) readers.push_back(to_string(s));
+    x->fail("not read by scheme \"" + to_string(scheme) + "\"; it is a parameter of: " +
+            join(readers));
+  }
+}
+
+FrictionModel read_friction_model(const Node& node) {
+  return node.choice({"coulomb", "convex_relaxation"}) == "coulomb"
+             ? FrictionModel::coulomb
+             : FrictionModel::convex_relaxation;
+}
+
+void read_integrator(const Node& node, Scene& scene) {
+  node.expect_object({"scheme", "frictional", "friction_model", "impact_law", "compatible",
+                      "theta", "tangential_restitution", "error_reduction"});
+  if (auto x = node.find("scheme")) {
+    const std::string name = x->choice(scheme_names(), "scheme");
+    const std::vector<std::string> names = scheme_names();
+    scene.scheme = static_cast<Scheme>(std::find(names.begin(), names.end(), name) - names.begin());
+  }
+  check_scheme_keys(node, scene.scheme);
+  SemiImplicitEulerOptions& euler = scene.semi_implicit_euler;
+  if (auto x = node.find("frictional")) {
+    euler.frictional = x->boolean();
+    scene.theta.frictional = euler.frictional;
+    scene.impulse_velocity.frictional = euler.frictional;
+  }
+  if (auto x = node.find("friction_model")) {
+    euler.friction_model = read_friction_model(*x);
+    scene.impulse_velocity.friction_model = euler.friction_model;
+  }
   if (auto x = node.find("impact_law"))
-    step.impact_law = x->choice({"plastic", "restitution"}) == "plastic" ? ImpactLaw::plastic
-                                                                         : ImpactLaw::restitution;
-  if (auto x = node.find("compatible")) read_compatible(*x, step, step.compatible);
+    euler.impact_law = x->choice({"plastic", "restitution"}) == "plastic" ? ImpactLaw::plastic
+                                                                          : ImpactLaw::restitution;
+  if (auto x = node.find("compatible")) read_compatible(*x, euler.frictional, euler.compatible);
+  // Dumont Sec. 2.1: theta in [1/2, 1]; e_t of eq. 20 in [0, 1].
+  if (auto x = node.find("theta")) scene.theta.theta = x->in_range(0.5, 1.0);
+  if (auto x = node.find("tangential_restitution"))
+    scene.theta.tangential_restitution = x->in_range(0.0, 1.0);
+  // Preclik et al. Sec. 3.1: epsilon in [0, 1].
+  if (auto x = node.find("error_reduction"))
+    scene.impulse_velocity.error_reduction = x->in_range(0.0, 1.0);
 }
 
 void read_dem(const Node& node, Scene& scene) {
@@ -840,20 +899,64 @@ void read_contact_order(const Node& node, SolverOptions& options) {
                                       : ContactOrder::random;
 }
 
-void read_solver(const Node& node, StepOptions& step, SolverFailurePolicy& policy) {
+// The solver keys beyond those every solver reads (tolerance, max_iterations, warm_start,
+// check_every, record_history, divergence_factor), by solver name or "nlgs-" prefix; a key the
+// chosen solver does not read is an error naming it.
+std::vector<std::string> solver_specific_keys(const std::string& solver) {
+  if (solver == "pgs" || solver == "md_gs") return {"relaxation", "order", "seed"};
+  if (solver == "pgj" || solver == "md_jacobi" || solver == "md_blend") return {"relaxation"};
+  if (solver == "apgd") return {"adaptive_restart", "initial_lipschitz"};
+  if (solver.rfind("nlgs-", 0) == 0) return {"nlgs"};
+  return {};
+}
+
+void check_solver_keys(const Node& node, const std::string& solver) {
+  const std::vector<std::string> specific = solver_specific_keys(solver);
+  for (const char* key : {"relaxation", "order", "seed", "adaptive_restart", "initial_lipschitz",
+                          "nlgs"}) {
+    if (auto x = node.find(key); x && std::find(specific.begin(), specific.end(), key) == specific.end())
+      x->fail("not read by solver \"" + solver + "\"" +
+              (specific.empty() ? std::string() : "; its own keys are: " + join(specific)));
+  }
+}
+
+// solver.nlgs: the options of Dumont's NLGS (nlgs_solver.hpp).
+void read_nlgs(const Node& node, NlgsOptions& nlgs) {
+  node.expect_object({"alpha", "stopping", "epsilon_glob_tolerance", "newton_tolerance",
+                      "newton_max_iterations", "newton_line_search"});
+  // alpha of rho = alpha rho_bar (Dumont Sec. 4); 0 takes the method's default.
+  if (auto x = node.find("alpha")) nlgs.rho_factor = x->non_negative();
+  if (auto x = node.find("stopping"))
+    nlgs.stopping = x->choice({"merit", "epsilon_glob"}) == "merit" ? NlgsStopping::merit
+                                                                    : NlgsStopping::epsilon_glob;
+  if (auto x = node.find("epsilon_glob_tolerance")) nlgs.epsilon_glob_tolerance = x->positive();
+  if (auto x = node.find("newton_tolerance")) nlgs.newton_tolerance = x->positive();
+  if (auto x = node.find("newton_max_iterations"))
+    nlgs.newton_max_iterations = static_cast<int>(x->integer(1, std::numeric_limits<int>::max()));
+  if (auto x = node.find("newton_line_search")) nlgs.newton_line_search = x->boolean();
+}
+
+void read_solver(const Node& node, Scene& scene) {
   node.expect_object({"name", "tolerance", "max_iterations", "warm_start", "relaxation", "order",
                       "seed", "adaptive_restart", "initial_lipschitz", "check_every",
-                      "record_history", "divergence_factor", "on_failure"});
-  SolverOptions& options = step.solver_options;
-  if (auto x = node.find("name")) step.solver = x->choice(solver_names(), "solver");
+                      "record_history", "divergence_factor", "on_failure", "nlgs"});
+  SolverOptions& options = scene.solver_options;
+  if (auto x = node.find("name")) scene.solver = x->choice(solver_names(), "solver");
+  check_solver_keys(node, scene.solver);
+  if (auto x = node.find("nlgs")) read_nlgs(*x, scene.nlgs);
   if (auto x = node.find("tolerance")) options.tolerance = x->positive();
   if (auto x = node.find("max_iterations"))
     options.max_iterations = static_cast<int>(x->integer(1, std::numeric_limits<int>::max()));
   if (auto x = node.find("warm_start")) options.warm_start = x->boolean();
   if (auto x = node.find("relaxation")) {
     options.relaxation = x->number();
-    if (!(options.relaxation > 0.0 && options.relaxation < 2.0))
-      x->fail("must lie in (0, 2), got " + format_number(options.relaxation));
+    // The maximum-dissipation solvers blend with the previous iterate (Preclik et al. Sec. 3.2)
+    // and take omega in (0, 1]; the projected ones over-relax up to 2.
+    const bool blend = scene.solver.rfind("md_", 0) == 0;
+    const double omega = options.relaxation;
+    if (!(omega > 0.0 && (blend ? omega <= 1.0 : omega < 2.0)))
+      x->fail("must lie in " + std::string(blend ? "(0, 1]" : "(0, 2)") + " for solver \"" +
+              scene.solver + "\", got " + format_number(options.relaxation));
   }
   if (auto x = node.find("order")) read_contact_order(*x, options);
   if (auto x = node.find("seed")) options.seed = static_cast<unsigned>(x->integer(0, 4294967295L));
@@ -868,7 +971,7 @@ void read_solver(const Node& node, StepOptions& step, SolverFailurePolicy& polic
       x->fail("must be > 1, got " + format_number(options.divergence_factor));
   }
   if (auto x = node.find("on_failure"))
-    policy = x->choice({"warn", "stop"}) == "warn" ? SolverFailurePolicy::warn
+    scene.on_solver_failure = x->choice({"warn", "stop"}) == "warn" ? SolverFailurePolicy::warn
                                                    : SolverFailurePolicy::stop;
 }
 
@@ -1025,18 +1128,58 @@ class ErrorLocator final : public nlohmann::json_sax<json> {
 
 }  // namespace
 
-std::string to_string(SolverFailurePolicy policy) {
-  return policy == SolverFailurePolicy::warn ? "warn" : "stop";
+
+std::vector<std::string> scheme_names() {
+  return {"semi_implicit_euler", "theta", "impulse_velocity", "dem"};
 }
 
-std::string to_string(Method method) { return method == Method::cd ? "cd" : "dem"; }
+std::string to_string(Scheme scheme) { return scheme_names()[static_cast<std::size_t>(scheme)]; }
+
+double Scene::time_step() const { return semi_implicit_euler.time_step; }
+
+std::unique_ptr<ContactSolver> make_scene_solver(const Scene& scene) {
+  if (scene.solver.rfind("nlgs-", 0) != 0) return make_solver(scene.solver, scene.solver_options);
+  NlgsOptions nlgs = scene.nlgs;
+  // eps_glob with forces r / dt, as Dumont writes it (nlgs_solver.hpp).
+  nlgs.time_step = scene.time_step();
+  return make_nlgs_solver(scene.solver, scene.solver_options, nlgs);
+}
+
+std::unique_ptr<Stepper> make_stepper(Scene& scene) {
+  std::unique_ptr<Stepper> stepper;
+  validate_in(scene.source, [&] {
+    switch (scene.scheme) {
+      case Scheme::semi_implicit_euler:
+        stepper = std::make_unique<SemiImplicitEulerStepper>(
+            scene.world, scene.semi_implicit_euler, make_scene_solver(scene));
+        break;
+      case Scheme::theta:
+        stepper = std::make_unique<ThetaStepper>(scene.world, scene.theta,
+                                                 make_scene_solver(scene));
+        break;
+      case Scheme::impulse_velocity:
+        stepper = std::make_unique<ImpulseVelocityStepper>(
+            scene.world, scene.impulse_velocity, make_scene_solver(scene));
+        break;
+      case Scheme::dem:
+        break;
+    }
+  });
+  if (scene.scheme == Scheme::dem)
+    stepper = std::make_unique<DemStepper>(scene.world, dem_run(scene).options);
+  return stepper;
+}
+
+long scene_step_count(const Scene& scene) {
+  return scene.scheme == Scheme::dem ? dem_run(scene).steps : scene.steps;
+}
 
 DemRun dem_run(const Scene& scene) {
   const World& world = scene.world;
   for (const RigidBody& body : world.bodies) {
     const Material& material = world.materials[body.material];
     if (material.youngs_modulus == 0.0)
-      throw InputError(scene.source + ": method \"dem\": material \"" + material.name +
+      throw InputError(scene.source + ": scheme \"dem\": material \"" + material.name +
                        "\" (of body \"" + body.name +
                        "\") has no youngs_modulus; DEM needs one (in Pa, or \"rigid\")");
   }
@@ -1053,10 +1196,10 @@ DemRun dem_run(const Scene& scene) {
     run.options.validate();
   });
   const double duration =
-      scene.dem_duration.value_or(static_cast<double>(scene.steps) * scene.step.time_step);
+      scene.dem_duration.value_or(static_cast<double>(scene.steps) * scene.time_step());
   const double steps = step_count(duration, run.options.time_step);
   if (steps > 1e15)
-    throw InputError(scene.source + ": method \"dem\": " + format_number(duration) + " s at " +
+    throw InputError(scene.source + ": scheme \"dem\": " + format_number(duration) + " s at " +
                      format_number(run.options.time_step) + " s per step gives " +
                      format_number(steps) + " steps, too many to run");
   run.steps = static_cast<long>(steps);
@@ -1080,14 +1223,23 @@ Scene parse_scene(const nlohmann::json& document, const std::string& source_name
   }
   world.dimension = context.dimension;
   if (auto x = root.find("gravity")) world.gravity = read_point(*x, context);
-  if (auto x = root.find("time_step")) scene.step.time_step = x->positive();
-  scene.steps = read_step_count(root, scene.step.time_step);
-  if (auto x = root.find("method"))
-    scene.method = x->choice({"cd", "dem"}, "method") == "cd" ? Method::cd : Method::dem;
-  if (auto x = root.find("integrator")) read_integrator(*x, scene.step);
+  if (auto x = root.find("time_step")) scene.semi_implicit_euler.time_step = x->positive();
+  scene.theta.time_step = scene.impulse_velocity.time_step = scene.time_step();
+  scene.steps = read_step_count(root, scene.time_step());
+  if (auto x = root.find("method")) {
+    // The older spelling of integrator.scheme: cd is semi_implicit_euler.
+    if (auto integrator = root.find("integrator"); integrator && integrator->has("scheme"))
+      x->fail("give the scheme once, as integrator.scheme (method is its older spelling)");
+    scene.scheme = x->choice({"cd", "dem"}, "method") == "cd" ? Scheme::semi_implicit_euler
+                                                              : Scheme::dem;
+  }
+  if (auto x = root.find("integrator")) read_integrator(*x, scene);
   if (auto x = root.find("dem")) read_dem(*x, scene);
-  if (auto x = root.find("collision")) read_collision(*x, scene.step.collision);
-  if (auto x = root.find("solver")) read_solver(*x, scene.step, scene.on_solver_failure);
+  if (auto x = root.find("collision")) {
+    read_collision(*x, scene.semi_implicit_euler.collision);
+    scene.theta.collision = scene.impulse_velocity.collision = scene.semi_implicit_euler.collision;
+  }
+  if (auto x = root.find("solver")) read_solver(*x, scene);
 
   if (auto x = root.find("materials"))
     read_materials(*x, world, context);
@@ -1116,9 +1268,13 @@ Scene parse_scene(const nlohmann::json& document, const std::string& source_name
         (std::filesystem::path("out") / std::filesystem::path(source_name).stem()).string();
 
   validate_in(source_name, [&] { world.validate(); });
-  validate_in(source_name, [&] { scene.step.validate(); });
+  validate_in(source_name, [&] {
+    scene.semi_implicit_euler.validate();
+    scene.theta.validate();
+    scene.impulse_velocity.validate();
+  });
   // A DEM scene's materials and time step are checked now, not when the run starts.
-  if (scene.method == Method::dem) dem_run(scene);
+  if (scene.scheme == Scheme::dem) dem_run(scene);
   return scene;
 }
 

@@ -222,11 +222,15 @@ std::vector<std::string> nlgs_solver_names() {
 
 std::unique_ptr<ContactSolver> make_nlgs_solver(const std::string& name,
                                                 const SolverOptions& options) {
+  return make_nlgs_solver(name, options, NlgsOptions{});
+}
+
+std::unique_ptr<ContactSolver> make_nlgs_solver(const std::string& name,
+                                                const SolverOptions& options, NlgsOptions nlgs) {
   const std::string prefix = "nlgs-";
   if (name.rfind(prefix, 0) != 0) return nullptr;
   for (const std::string& known : nlgs_solver_names()) {
     if (name != known) continue;
-    NlgsOptions nlgs;
     nlgs.method = local_method_from_string(name.substr(prefix.size()));
     return std::make_unique<NlgsSolver>(options, nlgs);
   }

@@ -9,6 +9,7 @@
 
 #include "moreau/collision/collision_detector.hpp"
 #include "moreau/dem/contact_law.hpp"
+#include "moreau/integrator/stepper.hpp"
 
 namespace moreau {
 
@@ -43,27 +44,31 @@ struct DemContact {
 // the centres).
 double estimate_stable_time_step(const World& world, const DemOptions& options);
 
-class DemStepper {
+// The DEM as a Stepper: its report has no solver (termination not_run), active_contacts the
+// touching pairs, and DemStepDetails. Its contacts and impulses (dt times the force on b in
+// the frame (n, t1, t2), the normal row being DemContact::normal_force) are filled only after
+// request_contacts(true), which is off by default: converting them costs more than the step
+// itself on a large packing.
+class DemStepper final : public Stepper {
  public:
   // Throws InputError when the options or world are invalid and SimulationError when the time
   // step exceeds the stability estimate (naming both).
   DemStepper(World& world, DemOptions options);
 
-  void step();                               // one velocity-Verlet step
+  const StepReport& step() override;  // one velocity-Verlet step
+  std::string scheme() const override { return "dem"; }
+  double time_step() const override { return options_.time_step; }
   std::vector<DemContact> contacts() const;  // touching pairs after the last step
   std::size_t touching_count() const;        // their number, without copying them
   double kinetic_energy() const;
   double max_speed() const;
-  long steps_taken() const { return step_count_; }
   long neighbour_rebuilds() const { return rebuilds_; }
   double stable_time_step() const { return stable_time_step_; }
 
  private:
-  World& world_;
   DemOptions options_;
   double skin_ = 0.0;
   double stable_time_step_ = 0.0;
-  long step_count_ = 0;
   long rebuilds_ = 0;
   std::vector<std::pair<int, int>> pairs_;
   std::vector<Vec3> reference_position_;  // positions at the last rebuild
@@ -76,6 +81,7 @@ class DemStepper {
   void rebuild_neighbours();
   bool neighbours_stale() const;
   void compute_forces();
+  void fill_report(StepReport& report) const;
 };
 
 }  // namespace moreau

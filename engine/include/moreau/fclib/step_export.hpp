@@ -4,7 +4,7 @@
 #include <string>
 
 #include "moreau/fclib/fclib.hpp"
-#include "moreau/integrator/time_stepper.hpp"
+#include "moreau/integrator/stepper.hpp"
 
 namespace moreau::fclib {
 

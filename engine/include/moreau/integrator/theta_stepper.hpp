@@ -1,5 +1,5 @@
 #pragma once
-// The theta-method of seed 004 (Dumont) Sec. 2.1 and 3.2, with Newton's impact law:
+// The theta-method of Dumont Sec. 2.1 and 3.2, with Newton's impact law:
 //
 //   q_m     = q_k + (1 - theta) dt v_k                  (eq. 18: q_{k+1/2} for theta = 1/2)
 //   contacts and the local-global mapping P(q_m)        (eq. 19)
@@ -15,26 +15,22 @@
 // W~ = S W, q~ = S (u_free + E u-); W~ = W when every restitution is 0 and is not symmetric
 // otherwise (NLGS and PGS do not need symmetry; APGD does).
 //
-// Which contacts enter (seed 004 gives no rule): those found at q_m whose gap predicted at the
+// Which contacts enter (Dumont gives no rule): those found at q_m whose gap predicted at the
 // end of the step under free motion, g(q_m) + theta dt u_free,n, is <= 0. A resting contact
 // (gap ~ 0, gravity pressing it) always enters, so it does not chatter open and shut on
 // round-off; a falling body enters the step in which it would reach the obstacle, and Newton's
-// law then acts on the velocity it had before the step (Moreau 1999, seed 004 ref. [13]).
-// The NLGS starts each step from r = 0 (seed 004 Sec. 3.2: "initialization of the contact
+// law then acts on the velocity it had before the step (Moreau 1999, Dumont ref. [13]).
+// The NLGS starts each step from r = 0 (Dumont Sec. 3.2: "initialization of the contact
 // forces with R = 0").
 #include <memory>
-#include <optional>
-#include <vector>
 
-#include "moreau/collision/collision_detector.hpp"
-#include "moreau/nlgs/nlgs_solver.hpp"
-#include "moreau/solver/solver.hpp"
+#include "moreau/integrator/contact_dynamics_stepper.hpp"
 
 namespace moreau {
 
 struct ThetaOptions {
   double time_step = 1e-4;  // s
-  // theta in [1/2, 1]; 1/2 is seed 004's algorithm (eq. 18 and q_{k+1} = q_{k+1/2} + dt/2 v_{k+1}).
+  // theta in [1/2, 1]; 1/2 is Dumont's algorithm (eq. 18 and q_{k+1} = q_{k+1/2} + dt/2 v_{k+1}).
   double theta = 0.5;
   double tangential_restitution = 0.0;  // e_t of eq. 20, in [0, 1]
   bool frictional = true;               // cone problem (rows = dimension) or frictionless (1 row)
@@ -43,40 +39,23 @@ struct ThetaOptions {
   void validate() const;  // throws InputError naming the field
 };
 
-struct ThetaStepReport {
-  long step = 0;
-  double time = 0.0;              // at the end of the step
-  std::vector<Contact> contacts;  // contacts in the problem, geometry at q_m
-  VecX impulses;                  // r per contact (rows each), N s
-  int rows_per_contact = 1;
-  long candidate_contacts = 0;  // found at q_m within the margin
-  SolverStats solver_stats;
-  std::optional<NlgsStats> nlgs;  // when the solver is an NlgsSolver
-  CollisionStats collision_stats;
-  double solve_cpu_seconds = 0.0;  // process CPU time of the contact solve
-};
-
-class ThetaStepper {
+// StepReport::details holds a ThetaStepDetails (the candidates found at q_m); the contacts of
+// the report are those of the problem, with their geometry at q_m.
+class ThetaStepper final : public ContactDynamicsStepper {
  public:
-  // Any ContactSolver; an NlgsSolver also reports its eps_glob terms (ThetaStepReport::nlgs).
+  // Any ContactSolver; an NlgsSolver also reports its eps_glob terms (StepReport::nlgs).
   ThetaStepper(World& world, ThetaOptions options, std::unique_ptr<ContactSolver> solver);
 
-  // Advances the world by one step. Throws SimulationError naming step and body if a state
-  // turns non-finite.
-  const ThetaStepReport& step();
-
-  const ThetaStepReport& last_report() const { return report_; }
+  std::string scheme() const override { return "theta"; }
   const ThetaOptions& options() const { return options_; }
-  const ContactSolver& solver() const { return *solver_; }
-  World& world() { return world_; }
-  long steps_taken() const { return step_count_; }
 
  private:
-  World& world_;
   ThetaOptions options_;
-  std::unique_ptr<ContactSolver> solver_;
-  ThetaStepReport report_;
-  long step_count_ = 0;
+
+  void before_detection(StepState& state) override;
+  void build_problem(StepState& state, std::vector<Contact> candidates,
+                     StepReport& report) override;
+  void update_positions(StepState& state) override;
 };
 
 }  // namespace moreau

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <iosfwd>
 
-#include "moreau/integrator/time_stepper.hpp"
+#include "moreau/integrator/stepper.hpp"
 #include "moreau/model/world.hpp"
 
 namespace moreau {

@@ -2,13 +2,17 @@
 // Scene files: a JSON description of a world, its time stepping, the run length and the
 // output. The format, every key with its unit and default, is documented in
 // docs/scene-format.md.
+#include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 
 #include "moreau/dem/dem_stepper.hpp"
-#include "moreau/integrator/time_stepper.hpp"
+#include "moreau/integrator/impulse_velocity_stepper.hpp"
+#include "moreau/integrator/semi_implicit_euler.hpp"
+#include "moreau/integrator/theta_stepper.hpp"
 #include "moreau/model/world.hpp"
+#include "moreau/simulation/observers.hpp"
 
 namespace moreau {
 
@@ -22,30 +26,37 @@ struct OutputOptions {
   bool progress = true;  // progress lines on stderr during long runs
 };
 
-// What a run does when the contact solver of a step does not converge.
-enum class SolverFailurePolicy {
-  warn,  // print a warning naming the step and go on
-  stop,  // stop the run with a SimulationError
+// Which time-stepping scheme runs the scene (scene key integrator.scheme): the same world
+// under any of them.
+enum class Scheme {
+  semi_implicit_euler,  // Olsen & Kamrin eq. 13-21, SemiImplicitEulerStepper
+  theta,                // Dumont Sec. 2.1 and 3.2, ThetaStepper
+  impulse_velocity,     // Preclik et al. Sec. 3.1, ImpulseVelocityStepper
+  dem,                  // the explicit penalty DEM reference, DemStepper
 };
-
-// Which time stepper runs the scene: the same world either way.
-enum class Method {
-  cd,   // contact dynamics, TimeStepper
-  dem,  // the explicit penalty DEM reference, DemStepper
-};
+std::vector<std::string> scheme_names();  // in the order above
 
 struct Scene {
   World world;
-  Method method = Method::cd;
-  StepOptions step;
+  Scheme scheme = Scheme::semi_implicit_euler;
+  // The options of each contact-dynamics scheme; the scene's time_step, integrator.frictional
+  // and collision are in all three, the other keys in the scheme that reads them.
+  SemiImplicitEulerOptions semi_implicit_euler;
+  ThetaOptions theta;
+  ImpulseVelocityOptions impulse_velocity;
+  std::string solver = "pgs";  // contact solver of the CD schemes (solver.name)
+  SolverOptions solver_options;
+  NlgsOptions nlgs;  // solver.nlgs, for the nlgs-* solvers (method from the name)
   long steps = 0;  // number of time steps to run
-  // Read (and checked) whatever the method, so that `moreau run --method dem` can switch.
+  // Read (and checked) whatever the scheme, so that `moreau run --scheme dem` can switch.
   DemOptions dem;
   bool dem_time_step_auto = true;      // dem.time_step from the stability estimate at run time
-  std::optional<double> dem_duration;  // s; unset: steps x step.time_step
+  std::optional<double> dem_duration;  // s; unset: steps x time_step
   OutputOptions output;
   SolverFailurePolicy on_solver_failure = SolverFailurePolicy::warn;
   std::string source;  // file name (or the name given to parse_scene), used in messages
+
+  double time_step() const;  // of the contact-dynamics schemes (scene key time_step), s
 };
 
 // Reads and parses a scene file. Throws InputError naming the file, the JSON path and the
@@ -57,8 +68,7 @@ Scene load_scene(const std::string& path);
 // Same as load_scene for an already parsed document; `source_name` prefixes every message.
 Scene parse_scene(const nlohmann::json& document, const std::string& source_name);
 
-std::string to_string(SolverFailurePolicy policy);
-std::string to_string(Method method);
+std::string to_string(Scheme scheme);
 
 // A DEM run of the scene: its options with an "auto" time step resolved (half the stability
 // estimate, a margin for the neighbours that form while the run goes on) and its step count.
@@ -69,5 +79,14 @@ struct DemRun {
 // Throws InputError naming the scene file and the first material a body uses that lacks a
 // Young's modulus (DEM needs one for every contact stiffness).
 DemRun dem_run(const Scene& scene);
+
+// The scene's contact solver: solver.name with its options (and solver.nlgs for nlgs-*).
+std::unique_ptr<ContactSolver> make_scene_solver(const Scene& scene);
+// The stepper of the scene's scheme over scene.world, with the scene's solver for the
+// contact-dynamics schemes. A DEM scene's time step is resolved by dem_run. Throws InputError
+// naming the scene file for options that cannot be used.
+std::unique_ptr<Stepper> make_stepper(Scene& scene);
+// The number of steps a run of the scene takes (dem_run's for the DEM).
+long scene_step_count(const Scene& scene);
 
 }  // namespace moreau

@@ -7,7 +7,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "moreau/integrator/time_stepper.hpp"
+#include "moreau/integrator/stepper.hpp"
 #include "moreau/model/world.hpp"
 
 namespace moreau {

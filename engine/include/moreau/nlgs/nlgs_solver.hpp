@@ -109,5 +109,8 @@ std::vector<std::string> nlgs_solver_names();
 // nullptr for any other name (so that make_solver can try it first).
 std::unique_ptr<ContactSolver> make_nlgs_solver(const std::string& name,
                                                 const SolverOptions& options);
+// The same with the given NLGS options, whose method the name replaces.
+std::unique_ptr<ContactSolver> make_nlgs_solver(const std::string& name,
+                                                const SolverOptions& options, NlgsOptions nlgs);
 
 }  // namespace moreau
