@@ -1,4 +1,4 @@
-// Sliding ball, seed 004 (Dumont) Sec. 4.1: a ball launched without spin on a plane slides,
+// Sliding ball, Dumont Sec. 4.1: a ball launched without spin on a plane slides,
 // friction spins it up, and it rolls without sliding from t* = 2 v0 / (7 mu g) on at 5/7 v0.
 // The four NLGS local solvers (SBP, EBP, SAL, EAL) run the same scene with the theta-method
 // (theta_stepper.hpp). See README.md for the scene and the choices made.
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "moreau/harness/results.hpp"
+#include "moreau/io/scene.hpp"
 #include "moreau/integrator/theta_stepper.hpp"
 #include "moreau/model/shape.hpp"
 #include "moreau/nlgs/nlgs_solver.hpp"
@@ -18,25 +19,19 @@ namespace {
 
 using namespace moreau;
 
-// Seed 004 Sec. 4.1 gives these; the density is ours (README.md): t* and 5/7 v0 do not depend
-// on it.
-constexpr double kRadius = 5e-3;     // m
-constexpr double kSpeed = 1.5;       // m/s, initial, horizontal, no spin
-constexpr double kMu = 0.7;          // ball-plane
-constexpr double kTimeStep = 1e-4;   // s
-constexpr long kSteps = 2000;        // Table 1 is "after the 2000th time step"
-constexpr double kEpsGlob = 1e-10;   // global stopping criterion
-constexpr double kGravity = 9.81;    // m/s^2
-constexpr double kDensity = 7800.0;  // kg/m^3, steel
-// Sec. 4.1 gives no cap on NLGS iterations; Sec. 4.2-4.3 stop at 5000.
-constexpr int kMaxIterations = 5000;
+// The scene of Dumont Sec. 4.1 (ball, plane, mu, v0, dt, the 2000 steps of Table 1, eps_glob
+// <= 1e-10) is scenes/sliding_ball.json, which `moreau run` runs with NLGS-EAL; this program
+// runs it with each local solver.
+const std::string kScene = std::string(MOREAU_SCENES_DIR) + "/sliding_ball.json";
+constexpr double kGravity = 9.81;  // m/s^2, for the analytic t*; the scene's |gravity| is checked
+constexpr double kSpeed = 1.5;     // m/s, for kRollingSlip; the scene's v0 is checked
 // Rolling starts in the first step whose contact-point slip falls below this. Sliding reduces
 // the slip by 3.5 mu g dt = 2.4e-3 m/s per step and the solver leaves ~1e-10 m/s, so any
 // threshold between those picks the same step; 1e-6 v0 sits in the middle on a log scale.
 constexpr double kRollingSlip = 1e-6 * kSpeed;
-// Seed 004 Fig. 5-7 show the convergence at the "5th iteration" (time step 5); we keep it and
+// Dumont Fig. 5-7 show the convergence at the "5th iteration" (time step 5); we keep it and
 // the last step.
-constexpr long kHistorySteps[] = {5, kSteps};
+constexpr long kHistoryStep = 5;
 
 const LocalMethod kMethods[] = {LocalMethod::sbp, LocalMethod::sal, LocalMethod::ebp,
                                 LocalMethod::eal};
@@ -48,7 +43,7 @@ struct Sample {
 
 struct Outcome {
   LocalMethod method;
-  double alpha = 0.0;  // rho = alpha rho_bar; 0: the method's default of seed 004
+  double alpha = 0.0;  // rho = alpha rho_bar; 0: the method's default of Dumont
   std::string label;
   std::vector<Sample> samples;
   std::vector<std::pair<long, std::vector<NlgsIterate>>> histories;
@@ -59,39 +54,39 @@ struct Outcome {
   double solve_cpu_seconds = 0.0;  // contact solves only
 };
 
-Outcome run(LocalMethod method, double alpha) {
-  World world;
-  world.gravity = Vec3(0.0, -kGravity, 0.0);
-  world.friction = FrictionTable(kMu);
-  RigidBody plane;
-  plane.name = "plane";
-  plane.motion = Motion::fixed;
-  plane.shape.geometry = HalfSpace{Vec3::UnitY()};
-  world.add_body(plane);
-  const MassProperties mass = mass_properties(Sphere{kRadius}, kDensity, Dimension::three);
-  RigidBody ball;
-  ball.name = "ball";
-  ball.shape.geometry = Sphere{kRadius};
-  ball.mass = mass.mass;
-  ball.inertia_body = mass.inertia;
-  ball.position = Vec3(0.0, kRadius, 0.0);  // touching the plane
-  ball.linear_velocity = Vec3(kSpeed, 0.0, 0.0);
-  const int b = world.add_body(ball);
+// The ball of the scene, its radius, and mu between ball and plane; throws when the scene
+// is not the one this program's analysis assumes.
+struct Ball {
+  int body = -1;
+  double radius = 0.0, speed = 0.0, mu = 0.0;
+};
+Ball find_ball(const Scene& scene) {
+  const World& world = scene.world;
+  Ball ball;
+  for (int b = 0; b < static_cast<int>(world.bodies.size()); ++b)
+    if (world.bodies[b].name == "ball") ball.body = b;
+  if (ball.body < 0 || world.bodies.size() != 2 || scene.scheme != Scheme::theta)
+    throw InputError(kScene + ": expected a theta-scheme scene of a body \"ball\" and a plane");
+  const RigidBody& body = world.bodies[ball.body];
+  ball.radius = std::get<Sphere>(body.shape.geometry).radius;
+  ball.speed = body.linear_velocity.x();
+  ball.mu = world.friction.get(body.material, world.bodies[1 - ball.body].material);
+  if (ball.speed != kSpeed || world.gravity.norm() != kGravity)
+    throw InputError(kScene + ": v0 and g differ from this program's analysis");
+  return ball;
+}
 
-  ThetaOptions options;
-  options.time_step = kTimeStep;
-  options.theta = 0.5;  // seed 004 eq. 18 and the final update
-  // Keeps the resting contact among the candidates; the ball never leaves the plane.
-  options.collision.margin = 0.1 * kRadius;
-  SolverOptions solver_options;
-  solver_options.max_iterations = kMaxIterations;
-  NlgsOptions nlgs;
+Outcome run(const Scene& scene, LocalMethod method, double alpha) {
+  World world = scene.world;
+  const int b = find_ball(scene).body;
+  const double radius = find_ball(scene).radius;
+  const long steps = scene.steps;
+  NlgsOptions nlgs = scene.nlgs;
   nlgs.method = method;
   nlgs.rho_factor = alpha;
-  nlgs.stopping = NlgsStopping::epsilon_glob;
-  nlgs.epsilon_glob_tolerance = kEpsGlob;
-  nlgs.time_step = kTimeStep;  // eps_glob with forces, as seed 004
-  ThetaStepper stepper(world, options, std::make_unique<NlgsSolver>(solver_options, nlgs));
+  nlgs.time_step = scene.time_step();  // eps_glob with forces, as Dumont
+  ThetaStepper stepper(world, scene.theta,
+                       std::make_unique<NlgsSolver>(scene.solver_options, nlgs));
 
   Outcome out;
   out.method = method;
@@ -99,15 +94,15 @@ Outcome run(LocalMethod method, double alpha) {
   out.label =
       to_string(method) + (alpha > 0.0 ? " alpha=" + std::to_string(alpha).substr(0, 3) : "");
   const std::clock_t start = std::clock();
-  for (long s = 1; s <= kSteps; ++s) {
+  for (long s = 1; s <= steps; ++s) {
     const StepReport& report = stepper.step();
     const RigidBody& body = world.bodies[b];
     // Velocity of the material point touching the plane: v + omega x (-R e_y).
     const Vec3 contact_point =
-        body.linear_velocity + body.angular_velocity.cross(Vec3(0.0, -kRadius, 0.0));
+        body.linear_velocity + body.angular_velocity.cross(Vec3(0.0, -radius, 0.0));
     Sample sample{report.time,
                   body.linear_velocity.x(),
-                  -body.angular_velocity.z() * kRadius,
+                  -body.angular_velocity.z() * radius,
                   contact_point.norm(),
                   0.0,
                   0};
@@ -116,8 +111,7 @@ Outcome run(LocalMethod method, double alpha) {
       sample.iterations = report.nlgs->common.iterations;
       out.newton_unconverged += report.nlgs->newton_unconverged;
       if (!report.nlgs->common.converged) ++out.unconverged_steps;
-      for (const long h : kHistorySteps)
-        if (s == h) out.histories.emplace_back(s, report.nlgs->history);
+      if (s == kHistoryStep || s == steps) out.histories.emplace_back(s, report.nlgs->history);
       out.last = *report.nlgs;
     }
     out.solve_cpu_seconds += report.solve_cpu_seconds;
@@ -147,13 +141,16 @@ int main(int argc, char** argv) {
     ExperimentResults results("sliding_ball", args.scale,
                               Reference::load(args.reference_directory));
 
+    const Scene scene = load_scene(kScene);
+    const Ball ball = find_ball(scene);
+    const double steps = static_cast<double>(scene.steps);
     std::vector<Outcome> outcomes;
-    for (const LocalMethod method : kMethods) outcomes.push_back(run(method, 0.0));
+    for (const LocalMethod method : kMethods) outcomes.push_back(run(scene, method, 0.0));
     // Not the paper's setting and not checked: SBP and SAL with alpha = 0.5, below the bound
     // 2 / 3.5 = 0.57 under which their Uzawa step also contracts in the tangential directions of a
     // sphere contact (W_tt = 3.5 W_nn, README.md), to show where the default 0.6 fails.
     for (const LocalMethod method : {LocalMethod::sbp, LocalMethod::sal})
-      outcomes.push_back(run(method, 0.5));
+      outcomes.push_back(run(scene, method, 0.5));
 
     std::ofstream trajectory(args.output_directory + "/trajectory.csv");
     trajectory.precision(12);
@@ -162,7 +159,7 @@ int main(int argc, char** argv) {
     convergence.precision(12);
     convergence << "method,step,iteration,motion,projection,bipotential,penetration,epsilon_glob\n";
 
-    int worst_newton_iterations = 0, best_standard_iterations = kMaxIterations;
+    int worst_newton_iterations = 0, best_standard_iterations = scene.solver_options.max_iterations;
     for (const Outcome& o : outcomes) {
       const std::string m = o.label;
       for (const Sample& s : o.samples)
@@ -200,12 +197,12 @@ int main(int argc, char** argv) {
         best_standard_iterations = std::min(best_standard_iterations, iterations);
 
       results.measure(m + ": eps_glob at step 2000", o.last.epsilon_glob, "",
-                      "seed 004 Table 1: SBP 0.384e-10, SAL 0.384e-10, EBP 0, EAL 0.175e-13");
-      results.measure(m + ": CPU time per step", o.cpu_seconds / kSteps, "s",
-                      "whole step (detection, solve, update); seed 004 Table 1 totals over 2000 "
+                      "Dumont Table 1: SBP 0.384e-10, SAL 0.384e-10, EBP 0, EAL 0.175e-13");
+      results.measure(m + ": CPU time per step", o.cpu_seconds / steps, "s",
+                      "whole step (detection, solve, update); Dumont Table 1 totals over 2000 "
                       "steps: SBP 9.44, "
                       "SAL 9.28, EBP 8.83, EAL 8.78 s, i.e. 4.7, 4.6, 4.4, 4.4 ms per step");
-      results.measure(m + ": contact-solve CPU time per step", o.solve_cpu_seconds / kSteps, "s");
+      results.measure(m + ": contact-solve CPU time per step", o.solve_cpu_seconds / steps, "s");
       results.measure(m + ": total CPU time, 2000 steps", o.cpu_seconds, "s");
       results.measure(m + ": steps where NLGS stopped before eps_glob <= 1e-10",
                       static_cast<double>(o.unconverged_steps), "");
@@ -215,9 +212,9 @@ int main(int argc, char** argv) {
     results.check("newton_methods_need_no_more_iterations",
                   worst_newton_iterations <= best_standard_iterations,
                   "max(EBP, EAL) <= min(SBP, SAL) NLGS iterations at step 2000");
-    results.measure("analytic rolling time 2 v0 / (7 mu g)", 2 * kSpeed / (7 * kMu * kGravity),
+    results.measure("analytic rolling time 2 v0 / (7 mu g)", 2 * ball.speed / (7 * ball.mu * kGravity),
                     "s");
-    results.measure("analytic rolling speed 5/7 v0", 5.0 / 7.0 * kSpeed, "m/s");
+    results.measure("analytic rolling speed 5/7 v0", 5.0 / 7.0 * ball.speed, "m/s");
 
     results.add_file("trajectory.csv", "raw");
     results.add_file("convergence.csv", "raw");
