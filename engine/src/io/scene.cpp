@@ -753,8 +753,9 @@ void read_friction(const Node& node, World& world, const Context& context) {
 }
 
 void read_compatible(const Node& node, bool frictional, CompatibleOptions& compatible) {
-  node.expect_object(
-      {"enabled", "law", "equilibrium_tolerance", "optimality_tolerance", "max_outer_iterations"});
+  node.expect_object({"enabled", "law", "method", "equilibrium_tolerance", "optimality_tolerance",
+                      "max_outer_iterations", "max_inner_iterations",
+                      "max_interior_point_iterations"});
   if (auto x = node.find("enabled")) {
     compatible.enabled = x->boolean();
     // Checked here rather than left to SemiImplicitEulerOptions::validate so the message names
@@ -771,8 +772,20 @@ void read_compatible(const Node& node, bool frictional, CompatibleOptions& compa
   NoTensionTrussOptions& truss = compatible.truss;
   if (auto x = node.find("equilibrium_tolerance")) truss.equilibrium_tolerance = x->positive();
   if (auto x = node.find("optimality_tolerance")) truss.optimality_tolerance = x->positive();
+  constexpr long kMaxInt = std::numeric_limits<int>::max();
+  if (auto x = node.find("method"))
+    truss.method = x->choice({"augmented_lagrangian", "interior_point"}, "truss solver") ==
+                           "augmented_lagrangian"
+                       ? TrussMethod::augmented_lagrangian
+                       : TrussMethod::interior_point;
+  // The truss solver's effort: its iterations are bounded by these, and a solve that reaches a
+  // bound is reported as not converged (summary.json, progress line, warnings).
   if (auto x = node.find("max_outer_iterations"))
-    truss.max_outer_iterations = static_cast<int>(x->integer(1, std::numeric_limits<int>::max()));
+    truss.max_outer_iterations = static_cast<int>(x->integer(1, kMaxInt));
+  if (auto x = node.find("max_inner_iterations"))
+    truss.max_inner_iterations = static_cast<int>(x->integer(1, kMaxInt));
+  if (auto x = node.find("max_interior_point_iterations"))
+    truss.max_interior_point_iterations = static_cast<int>(x->integer(1, kMaxInt));
 }
 
 // The integrator keys that only some schemes read, with those schemes. A key given for a
