@@ -14,6 +14,7 @@
 #include "moreau/collision/contact.hpp"
 #include "moreau/core/error.hpp"
 #include "moreau/fclib/step_export.hpp"
+#include "moreau/io/checkpoint.hpp"
 #include "moreau/io/csv_writer.hpp"
 #include "moreau/io/scene.hpp"
 #include "moreau/io/vtk_writer.hpp"
@@ -228,11 +229,17 @@ void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
   Scene scene = load_scene(scene_path);
   apply_overrides(scene, overrides);
   // Under DEM, --steps replaces the DEM step count (the scene's duration is that of CD steps).
-  const long total_steps = overrides.steps && scene.scheme == Scheme::dem
-                               ? *overrides.steps
-                               : scene_step_count(scene);
+  long total_steps = overrides.steps && scene.scheme == Scheme::dem ? *overrides.steps
+                                                                     : scene_step_count(scene);
+  // Read before the stepper is built: the DEM builds its neighbours from the state it is given.
+  const long restart_step = overrides.restart ? read_checkpoint(*overrides.restart, scene.world) : 0;
+  if (restart_step > total_steps)
+    throw InputError(*overrides.restart + ": step " + std::to_string(restart_step) +
+                     " is past the run's last step " + std::to_string(total_steps));
+  total_steps -= restart_step;
   const std::filesystem::path directory = make_output_directory(scene.output.directory);
   Simulation simulation(make_stepper(scene));
+  simulation.stepper().resume_at(restart_step);
   const Stepper& stepper = simulation.stepper();
 
   std::optional<FclibExporter> exporter;
@@ -257,6 +264,7 @@ void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
   FailurePolicy policy(scene.on_solver_failure, std::cerr);
   ProgressReporter progress(std::cerr);
   SummaryWriter summary(directory / "summary.json", scene, stats);
+  CheckpointWriter checkpoint(directory, scene.output.checkpoint_every, scene.source);
   // In this order: the statistics and the output include a step at which the policy stops.
   simulation.add_observer(stats);
   simulation.add_observer(writer);
@@ -264,6 +272,7 @@ void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
   simulation.add_observer(policy);
   if (scene.output.progress && !overrides.quiet) simulation.add_observer(progress);
   simulation.add_observer(summary);
+  if (scene.output.checkpoint_every > 0) simulation.add_observer(checkpoint);
   const RunOutcome outcome = simulation.run(total_steps);
   if (!overrides.quiet) print_result(scene, stepper, stats, outcome, exporter ? &*exporter : nullptr);
 }

@@ -14,6 +14,9 @@ struct RunOverrides {
   std::optional<std::string> method;  // the older spelling: "cd" (semi_implicit_euler) or "dem"
   // Steps whose contact problem is written to FCLIB ("10,20:30,100:1000:100" or "all").
   std::optional<std::string> export_fclib;
+  // A checkpoint_<step>.json to restart from: the scene's world takes its state and the run goes on
+  // from its step to the scene's last.
+  std::optional<std::string> restart;
   bool quiet = false;  // no progress lines, no final summary line (warnings still print)
 };
 

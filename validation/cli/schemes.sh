@@ -46,5 +46,20 @@ message=$("$moreau" check "$work/wrong.json" 2>&1) || status=$?
 test "$status" -eq 2 || { echo "a theta key under semi_implicit_euler was accepted"; exit 1; }
 echo "$message" | grep -q 'integrator.theta: not read by scheme "semi_implicit_euler"' ||
   { echo "unexpected message: $message"; exit 1; }
+# Checkpoint and restart: the theta scheme keeps no state between steps (NLGS starts from r = 0),
+# so 1000 steps, a checkpoint and 1000 more give the uninterrupted run's state bit for bit.
+sed 's/"output": {"every": 10/"output": {"checkpoint_every": 1000, "every": 10/' \
+  "$scenes/sliding_ball.json" > "$work/ball.json"
+"$moreau" run "$work/ball.json" -o "$work/half" -n 1000 -q
+"$moreau" run "$work/ball.json" -o "$work/rest" -q --restart "$work/half/checkpoint_1000.json"
+test "$(tail -1 "$work/rest/bodies.csv")" = "$(tail -1 "$work/ball/bodies.csv")" ||
+  { echo "restart from step 1000 differs from the uninterrupted run"; exit 1; }
+sed 's/"name": "ball"/"name": "sphere"/' "$work/half/checkpoint_1000.json" > "$work/bad.json"
+status=0
+message=$("$moreau" run "$work/ball.json" -o "$work/bad" -q --restart "$work/bad.json" 2>&1) ||
+  status=$?
+test "$status" -eq 2 || { echo "a checkpoint of other bodies was accepted"; exit 1; }
+echo "$message" | grep -q 'bad.json: bodies\[1\].name: expected "ball"' ||
+  { echo "unexpected message: $message"; exit 1; }
 rm -rf "$work"
 echo "schemes: ok"

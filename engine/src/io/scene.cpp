@@ -989,7 +989,7 @@ void read_solver(const Node& node, Scene& scene) {
 }
 
 void read_output(const Node& node, OutputOptions& output) {
-  node.expect_object({"directory", "every", "csv", "vtk", "progress"});
+  node.expect_object({"directory", "every", "csv", "vtk", "progress", "checkpoint_every"});
   if (auto x = node.find("directory")) {
     output.directory = x->string();
     if (output.directory.empty()) x->fail("must not be empty");
@@ -998,6 +998,7 @@ void read_output(const Node& node, OutputOptions& output) {
   if (auto x = node.find("csv")) output.csv = x->boolean();
   if (auto x = node.find("vtk")) output.vtk = x->boolean();
   if (auto x = node.find("progress")) output.progress = x->boolean();
+  if (auto x = node.find("checkpoint_every")) output.checkpoint_every = x->integer(0);
 }
 
 // duration / time_step rounded up, to the nearest integer when it is one up to rounding

@@ -106,6 +106,9 @@ class Stepper {
     problem_observer_ = std::move(observer);
   }
 
+  // Continues the step count from a checkpoint's step (moreau/io/checkpoint.hpp).
+  void resume_at(long step) { step_count_ = step; }
+
   const StepReport& last_report() const { return report_; }
   World& world() { return world_; }
   const World& world() const { return world_; }

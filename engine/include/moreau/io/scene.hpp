@@ -24,6 +24,7 @@ struct OutputOptions {
   bool csv = true;       // bodies.csv and contacts.csv
   bool vtk = false;      // VTK PolyData per output step plus .pvd collections
   bool progress = true;  // progress lines on stderr during long runs
+  long checkpoint_every = 0;  // checkpoint.json every k steps and at the end; 0: none
 };
 
 // Which time-stepping scheme runs the scene (scene key integrator.scheme): the same world
