@@ -113,13 +113,17 @@ class Monitor {
     }
     return false;
   }
-  SolverStats finish(int iterations) {
+  // `r` the returned impulses: SolverStats::merit is the suite's merit of r (one Delassus
+  // product), the residual goes to the criterion fields.
+  SolverStats finish(int iterations, const ConeProblem& problem, const VecX& r) {
     if (stats_.termination == Termination::not_run) {
       stats_.termination = Termination::iteration_limit;
     }
     stats_.converged = stats_.termination == Termination::converged;
     stats_.iterations = iterations;
-    stats_.merit = last_;
+    stats_.criterion = "max_dissipation_residual";
+    stats_.criterion_value = last_;
+    stats_.merit = merit(problem, r);
     stats_.wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     return stats_;
@@ -204,7 +208,7 @@ SolverStats MaxDissipationGaussSeidel::solve(const ConeProblem& problem, VecX& r
     }
     if (monitor.due(iteration)) stop = measure(iteration);
   }
-  return monitor.finish(iteration);
+  return monitor.finish(iteration, problem, r);
 }
 
 MaxDissipationJacobi::MaxDissipationJacobi(SolverOptions options)
@@ -247,7 +251,7 @@ SolverStats MaxDissipationJacobi::solve(const ConeProblem& problem, VecX& r) con
     r += omega * (target - r);
     ++iteration;
   }
-  return monitor.finish(iteration);
+  return monitor.finish(iteration, problem, r);
 }
 
 MaxDissipationBlend::MaxDissipationBlend(SolverOptions options, int partitions)
@@ -303,7 +307,7 @@ SolverStats MaxDissipationBlend::solve(const ConeProblem& problem, VecX& r) cons
     target = r;
     if (monitor.due(iteration)) stop = measure(iteration);
   }
-  return monitor.finish(iteration);
+  return monitor.finish(iteration, problem, r);
 }
 
 }  // namespace moreau

@@ -205,6 +205,9 @@ NlgsStats NlgsSolver::solve_with_terms(const ConeProblem& problem, VecX& r) cons
   stats.common.converged = stats.common.termination == Termination::converged;
   stats.common.iterations = iteration;
   stats.common.merit = last.merit;
+  stats.common.criterion = nlgs_.stopping == NlgsStopping::merit ? "merit" : "epsilon_glob";
+  stats.common.criterion_value =
+      nlgs_.stopping == NlgsStopping::merit ? last.merit : last.epsilon_glob;
   stats.common.threads = kThreads;
   stats.common.tolerance =
       nlgs_.stopping == NlgsStopping::merit ? options_.tolerance : nlgs_.epsilon_glob_tolerance;

@@ -41,8 +41,9 @@ std::string step_failure_text(const StepReport& report) {
   const SolverStats& stats = report.solver_stats;
   if (!contact_solve_succeeded(stats))
     return where + "solver " + stats.solver + " did not converge: " + to_string(stats.termination) +
-           " after " + std::to_string(stats.iterations) + " iterations, merit " +
-           short_number(stats.merit) + " (tolerance " + short_number(stats.tolerance) + ")";
+           " after " + std::to_string(stats.iterations) + " iterations, " + stats.criterion + " " +
+           short_number(stats.criterion_value) + " (tolerance " + short_number(stats.tolerance) +
+           ")" + (stats.criterion == "merit" ? "" : ", merit " + short_number(stats.merit));
   const NoTensionTrussStats& truss = report.compatible_stats;
   return where + "the compatible CD solver did not converge: " + truss.termination + " after " +
          std::to_string(truss.outer_iterations) + " outer iterations, equilibrium residual " +

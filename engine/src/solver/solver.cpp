@@ -190,6 +190,7 @@ SolverStats IterationMonitor::finish(int iterations) {
   stats_.converged = stats_.termination == Termination::converged;
   stats_.iterations = iterations;
   stats_.merit = last_merit_;
+  stats_.criterion_value = last_merit_;
   stats_.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   return stats_;

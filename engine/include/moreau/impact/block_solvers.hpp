@@ -1,9 +1,9 @@
 #pragma once
-// Non-linear block relaxation for the multi-contact maximum-dissipation problem of seed 003
+// Non-linear block relaxation for the multi-contact maximum-dissipation problem of Preclik et al.
 // Sec. 3.1: r solves it when every contact i satisfies eq. (5) with the others held fixed,
 //   r_i = x*(A = W_ii, b = W_ii r_i - u_i, mu_i),   u = W r + q,
 // with x* the analytic single-contact solution (single_contact.hpp). Each block update is that
-// exact local solve (seed 003 Sec. 3.1: "reduces the multi-contact problem to the problem of
+// exact local solve (Preclik et al. Sec. 3.1: "reduces the multi-contact problem to the problem of
 // solving a sequence of single-contact problems"; Preclik & Ruede 2015):
 //   md_gs      block Gauss-Seidel: contacts in SolverOptions::order, each from the latest
 //              impulses of all others (DelassusOperator sweep interface), then
@@ -11,7 +11,7 @@
 //   md_jacobi  weighted block Jacobi: every contact from the same u = W r + q, one Delassus
 //              product per iteration, contacts in parallel (OpenMP); like PGJ it needs omega
 //              well below 1 when a contact is coupled to many others.
-//   md_blend   the blend of the paper (seed 003 Sec. 5; Preclik & Ruede 2015, one partition per
+//   md_blend   the blend of the paper (Preclik et al. Sec. 5; Preclik & Ruede 2015, one partition per
 //              process): the contacts are split into `partitions` contiguous ranges; each range
 //              runs one Gauss-Seidel sweep from the common r (its own sweep state, so it sees
 //              its own updates but not the other ranges'), and the ranges are combined as a
@@ -23,7 +23,9 @@
 //
 // These solvers solve the maximum-dissipation model whatever ConeProblem::friction_model says
 // (the Coulomb and convex-relaxation residuals of merit.hpp are not zero at its solutions).
-// SolverStats::merit and the stopping test use instead the fixed-point residual
+// The stopping test uses instead the fixed-point residual (SolverStats::criterion
+// "max_dissipation_residual", its value in SolverStats::criterion_value and merit_history;
+// SolverStats::merit stays the suite's merit of the returned r, not zero at a solution)
 //   residual(r) = || D^-1 (r - x*(r)) ||_2 / max(||q||_2, q_floor)
 // with x*(r) the block-wise solutions above and D, q_floor those of merit.hpp: the natural-map
 // residual of merit.hpp with the projection step replaced by the exact block solve, zero exactly

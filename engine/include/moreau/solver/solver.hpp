@@ -44,7 +44,16 @@ struct SolverStats {
   Termination termination = Termination::not_run;
   bool converged = false;
   int iterations = 0;
+  // The suite's common merit (merit.hpp) of the returned r, whatever decided the stop, so that
+  // merits of different solvers compare.
   double merit = 0.0;
+  // What decided `converged` and `termination`, and its final value: "merit" (criterion_value
+  // == merit), "epsilon_glob" (Dumont eq. 37, NLGS with that stopping) or
+  // "max_dissipation_residual" (the md_* solvers' fixed-point residual, block_solvers.hpp,
+  // whose solutions do not zero the Coulomb merit). `tolerance` applies to it.
+  std::string criterion = "merit";
+  double criterion_value = 0.0;
+  // The criterion after each checked iteration (the merit for the merit-stopped solvers).
   std::vector<double> merit_history;
   double wall_seconds = 0.0;
   int threads = 1;
