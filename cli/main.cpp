@@ -50,7 +50,8 @@ int main(int argc, char** argv) {
       "A:B and strided ranges A:B:S, or all");
   run->add_option_function<std::string>(
       "--restart", [&](const std::string& value) { overrides.restart = value; },
-      "Start from this checkpoint_<step>.json (output.checkpoint_every) of the same scene and run to "
+      "Start from this checkpoint_<step>.json (output.checkpoint_every) of the same scene and run "
+      "to "
       "the scene's last step");
   run->add_flag("-q,--quiet", overrides.quiet,
                 "No progress lines and no final summary line (warnings and errors still "

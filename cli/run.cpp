@@ -66,10 +66,9 @@ void write_summary(const std::filesystem::path& path, const Scene& scene, const 
     summary["compatible_solver"] = {
         {"steps", stats.compatible_steps},
         {"non_converged_steps", stats.compatible_non_converged_steps},
-        {"first_non_converged_step",
-         stats.compatible_first_non_converged_step >= 0
-             ? nlohmann::json(stats.compatible_first_non_converged_step)
-             : nlohmann::json(nullptr)},
+        {"first_non_converged_step", stats.compatible_first_non_converged_step >= 0
+                                         ? nlohmann::json(stats.compatible_first_non_converged_step)
+                                         : nlohmann::json(nullptr)},
         {"max_outer_iterations", stats.compatible_max_outer_iterations},
         {"total_inner_iterations", stats.compatible_total_inner_iterations},
         {"max_equilibrium_residual", stats.compatible_max_equilibrium_residual},
@@ -229,10 +228,11 @@ void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
   Scene scene = load_scene(scene_path);
   apply_overrides(scene, overrides);
   // Under DEM, --steps replaces the DEM step count (the scene's duration is that of CD steps).
-  long total_steps = overrides.steps && scene.scheme == Scheme::dem ? *overrides.steps
-                                                                     : scene_step_count(scene);
+  long total_steps =
+      overrides.steps && scene.scheme == Scheme::dem ? *overrides.steps : scene_step_count(scene);
   // Read before the stepper is built: the DEM builds its neighbours from the state it is given.
-  const long restart_step = overrides.restart ? read_checkpoint(*overrides.restart, scene.world) : 0;
+  const long restart_step =
+      overrides.restart ? read_checkpoint(*overrides.restart, scene.world) : 0;
   if (restart_step > total_steps)
     throw InputError(*overrides.restart + ": step " + std::to_string(restart_step) +
                      " is past the run's last step " + std::to_string(total_steps));
@@ -274,7 +274,8 @@ void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
   simulation.add_observer(summary);
   if (scene.output.checkpoint_every > 0) simulation.add_observer(checkpoint);
   const RunOutcome outcome = simulation.run(total_steps);
-  if (!overrides.quiet) print_result(scene, stepper, stats, outcome, exporter ? &*exporter : nullptr);
+  if (!overrides.quiet)
+    print_result(scene, stepper, stats, outcome, exporter ? &*exporter : nullptr);
 }
 
 void check_scene(const std::string& scene_path) {
@@ -293,10 +294,10 @@ void check_scene(const std::string& scene_path) {
             << " bodies (" << dynamic << " dynamic, " << fixed << " fixed, " << prescribed
             << " prescribed), " << world.materials.size() << " materials\n"
             << "  " << scene.steps << " steps of " << short_number(scene.time_step()) << " s ("
-            << short_number(static_cast<double>(scene.steps) * scene.time_step())
-            << " s), solver " << scene.solver << " (tolerance "
-            << short_number(solver.tolerance) << ", at most " << solver.max_iterations
-            << " iterations, on failure " << to_string(scene.on_solver_failure) << ")\n"
+            << short_number(static_cast<double>(scene.steps) * scene.time_step()) << " s), solver "
+            << scene.solver << " (tolerance " << short_number(solver.tolerance) << ", at most "
+            << solver.max_iterations << " iterations, on failure "
+            << to_string(scene.on_solver_failure) << ")\n"
             << "  scheme " << to_string(scene.scheme)
             << (scene.scheme == Scheme::semi_implicit_euler &&
                         scene.semi_implicit_euler.compatible.enabled

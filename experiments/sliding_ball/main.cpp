@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "moreau/harness/results.hpp"
-#include "moreau/io/scene.hpp"
 #include "moreau/integrator/theta_stepper.hpp"
+#include "moreau/io/scene.hpp"
 #include "moreau/model/shape.hpp"
 #include "moreau/nlgs/nlgs_solver.hpp"
 
@@ -212,8 +212,8 @@ int main(int argc, char** argv) {
     results.check("newton_methods_need_no_more_iterations",
                   worst_newton_iterations <= best_standard_iterations,
                   "max(EBP, EAL) <= min(SBP, SAL) NLGS iterations at step 2000");
-    results.measure("analytic rolling time 2 v0 / (7 mu g)", 2 * ball.speed / (7 * ball.mu * kGravity),
-                    "s");
+    results.measure("analytic rolling time 2 v0 / (7 mu g)",
+                    2 * ball.speed / (7 * ball.mu * kGravity), "s");
     results.measure("analytic rolling speed 5/7 v0", 5.0 / 7.0 * ball.speed, "m/s");
 
     results.add_file("trajectory.csv", "raw");

@@ -14,8 +14,10 @@
 #include <fstream>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <numbers>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -820,7 +822,8 @@ BOOST_AUTO_TEST_CASE(beam_scene_carries_2_6_2_with_both_methods) {
   for (std::size_t i = 0; i < 3; ++i) {
     const int support = report.contacts[i].body_a;  // the disks are bodies 0, 1, 2
     BOOST_TEST(
-        report.compatible_impulses(static_cast<long>(i)) / cd.semi_implicit_euler.time_step == expected[support],
+        report.compatible_impulses(static_cast<long>(i)) / cd.semi_implicit_euler.time_step ==
+            expected[support],
         boost::test_tools::tolerance(1e-6));
   }
 
@@ -833,6 +836,99 @@ BOOST_AUTO_TEST_CASE(beam_scene_carries_2_6_2_with_both_methods) {
   for (const DemContact& contact : contacts)
     BOOST_TEST(contact.elastic_force == expected[contact.body_a],
                boost::test_tools::tolerance(1e-6));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(schema)
+
+// The keys documented in the tables of docs/scene-format.md, by section: the backticked names
+// in the first cell of each table row under the heading of the section.
+std::map<std::string, std::set<std::string>> documented_keys() {
+  const std::map<std::string, std::string> heading_to_path{
+      {"## Top level", ""},
+      {"## integrator", "integrator"},
+      {"### integrator.compatible", "integrator.compatible"},
+      {"## collision", "collision"},
+      {"## solver", "solver"},
+      {"### solver.nlgs", "solver.nlgs"},
+      {"## output", "output"},
+      {"## dem", "dem"}};
+  std::ifstream in(kSourceRoot / "docs" / "scene-format.md");
+  BOOST_REQUIRE(in);
+  std::map<std::string, std::set<std::string>> keys;
+  std::string line, section;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("#", 0) == 0) {
+      const auto it = heading_to_path.find(line);
+      inside = it != heading_to_path.end();
+      if (inside) section = it->second;
+      continue;
+    }
+    if (!inside || line.rfind("| `", 0) != 0) continue;
+    const std::string cell = line.substr(1, line.find('|', 1) - 1);
+    for (std::size_t open = cell.find('`'); open != std::string::npos;
+         open = cell.find('`', cell.find('`', open + 1) + 1))
+      keys[section].insert(cell.substr(open + 1, cell.find('`', open + 1) - open - 1));
+  }
+  return keys;
+}
+
+// Every key the parser accepts is documented in its section, and every documented key is
+// one the parser accepts (docs/scene-format.md stays true to the parser).
+BOOST_AUTO_TEST_CASE(parsed_keys_are_the_documented_keys) {
+  const std::map<std::string, std::set<std::string>> documented = documented_keys();
+  const std::vector<SceneSection> sections = scene_option_keys();
+  BOOST_TEST(documented.size() == sections.size());
+  for (const SceneSection& section : sections) {
+    const auto it = documented.find(section.path);
+    BOOST_REQUIRE_MESSAGE(it != documented.end(), "no table for \"" << section.path << "\"");
+    const std::set<std::string> parsed(section.keys.begin(), section.keys.end());
+    for (const std::string& key : parsed)
+      BOOST_TEST(it->second.count(key) == 1u,
+                 "\"" << section.path << "\": " << key << " is parsed but not documented");
+    for (const std::string& key : it->second)
+      BOOST_TEST(parsed.count(key) == 1u,
+                 "\"" << section.path << "\": " << key << " is documented but not parsed");
+  }
+}
+
+// A key that the chosen scheme or solver does not read is an error naming it, and a bound
+// that only some solvers have is checked at load time, naming the key.
+BOOST_AUTO_TEST_CASE(keys_a_scheme_or_solver_does_not_read_are_errors) {
+  json document = base_scene();
+  document["integrator"] = {{"scheme", "impulse_velocity"}, {"theta", 0.5}};
+  expect_error(document,
+               {"scene.json: integrator.theta: not read by scheme \"impulse_velocity\"", "theta"});
+  document["integrator"] = {{"scheme", "theta"}, {"impact_law", "plastic"}};
+  expect_error(document, {"integrator.impact_law: not read by scheme \"theta\""});
+  document["integrator"] = {{"scheme", "theta"}, {"theta", 0.4}};
+  expect_error(document, {"integrator.theta: must lie in [0.5, 1]"});
+  document["integrator"] = {{"scheme", "impulse_velocity"}, {"error_reduction", 1.5}};
+  expect_error(document, {"integrator.error_reduction: must lie in [0, 1]"});
+  document["integrator"] = {{"scheme", "rk4"}};
+  expect_error(document, {"integrator.scheme: unknown scheme \"rk4\""});
+  document = base_scene();
+  document["method"] = "cd";
+  document["integrator"] = {{"scheme", "theta"}};
+  expect_error(document, {"scene.json: method: give the scheme once"});
+
+  document = base_scene();
+  document["solver"] = {{"name", "md_gs"}, {"relaxation", 1.5}};
+  expect_error(document,
+               {"scene.json: solver.relaxation: must lie in (0, 1] for solver \"md_gs\""});
+  document["solver"] = {{"name", "apgd"}, {"relaxation", 1.5}};
+  expect_error(document, {"solver.relaxation: not read by solver \"apgd\"", "adaptive_restart"});
+  document["solver"] = {{"name", "pgs"}, {"nlgs", {{"alpha", 0.5}}}};
+  expect_error(document, {"solver.nlgs: not read by solver \"pgs\""});
+  document["solver"] = {{"name", "nlgs-eal"}, {"nlgs", {{"stopping", "never"}}}};
+  expect_error(document, {"solver.nlgs.stopping: unknown value \"never\""});
+  document["solver"] = {{"name", "nlgs-eal"},
+                        {"nlgs", {{"alpha", 0.5}, {"stopping", "epsilon_glob"}}}};
+  const Scene scene = parse_scene(document, "scene.json");
+  BOOST_TEST(scene.nlgs.rho_factor == 0.5);
+  BOOST_TEST((scene.nlgs.stopping == NlgsStopping::epsilon_glob));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

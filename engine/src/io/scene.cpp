@@ -192,6 +192,42 @@ class Node {
   const std::string* source_;
 };
 
+// The keys of the scene's option sections, by JSON path ("" is the top level): the one list
+// the parser accepts and the one that docs/scene-format.md must document (scene_test).
+const std::vector<SceneSection>& option_sections() {
+  static const std::vector<SceneSection> sections{
+      {"",
+       {"description", "dimension", "gravity", "time_step", "steps", "duration", "method",
+        "integrator", "dem", "collision", "solver", "materials", "friction", "bodies", "generators",
+        "output"}},
+      {"integrator",
+       {"scheme", "frictional", "friction_model", "impact_law", "compatible", "theta",
+        "tangential_restitution", "error_reduction"}},
+      {"integrator.compatible",
+       {"enabled", "law", "method", "equilibrium_tolerance", "optimality_tolerance",
+        "max_outer_iterations", "max_inner_iterations", "max_interior_point_iterations"}},
+      {"dem",
+       {"law", "damping_ratio", "tangential", "tangential_stiffness_ratio",
+        "tangential_damping_ratio", "time_step", "skin", "duration"}},
+      {"collision", {"margin", "cell_size"}},
+      {"solver.nlgs",
+       {"alpha", "stopping", "epsilon_glob_tolerance", "newton_tolerance", "newton_max_iterations",
+        "newton_line_search"}},
+      {"solver",
+       {"name", "tolerance", "max_iterations", "warm_start", "relaxation", "order", "seed",
+        "adaptive_restart", "initial_lipschitz", "check_every", "record_history",
+        "divergence_factor", "on_failure", "nlgs"}},
+      {"output", {"directory", "every", "csv", "vtk", "progress", "checkpoint_every"}},
+  };
+  return sections;
+}
+
+const std::vector<std::string>& section_keys(const std::string& section) {
+  for (const SceneSection& entry : option_sections())
+    if (entry.path == section) return entry.keys;
+  throw std::logic_error("scene section " + section + " has no key table");
+}
+
 // Scene-wide facts the parts of the parser share.
 struct Context {
   Dimension dimension = Dimension::three;
@@ -753,9 +789,7 @@ void read_friction(const Node& node, World& world, const Context& context) {
 }
 
 void read_compatible(const Node& node, bool frictional, CompatibleOptions& compatible) {
-  node.expect_object({"enabled", "law", "method", "equilibrium_tolerance", "optimality_tolerance",
-                      "max_outer_iterations", "max_inner_iterations",
-                      "max_interior_point_iterations"});
+  node.expect_object(section_keys("integrator.compatible"));
   if (auto x = node.find("enabled")) {
     compatible.enabled = x->boolean();
     // Checked here rather than left to SemiImplicitEulerOptions::validate so the message names
@@ -816,8 +850,8 @@ void check_scheme_keys(const Node& node, Scheme scheme) {
       continue;
     std::vector<std::string> readers;
     for (Scheme s : entry.schemes) readers.push_back(to_string(s));
-    x->fail("not read by scheme \"" + to_string(scheme) + "\"; it is a parameter of: " +
-            join(readers));
+    x->fail("not read by scheme \"" + to_string(scheme) +
+            "\"; it is a parameter of: " + join(readers));
   }
 }
 
@@ -828,8 +862,7 @@ FrictionModel read_friction_model(const Node& node) {
 }
 
 void read_integrator(const Node& node, Scene& scene) {
-  node.expect_object({"scheme", "frictional", "friction_model", "impact_law", "compatible",
-                      "theta", "tangential_restitution", "error_reduction"});
+  node.expect_object(section_keys("integrator"));
   if (auto x = node.find("scheme")) {
     const std::string name = x->choice(scheme_names(), "scheme");
     const std::vector<std::string> names = scheme_names();
@@ -860,8 +893,7 @@ void read_integrator(const Node& node, Scene& scene) {
 }
 
 void read_dem(const Node& node, Scene& scene) {
-  node.expect_object({"law", "damping_ratio", "tangential", "tangential_stiffness_ratio",
-                      "tangential_damping_ratio", "time_step", "skin", "duration"});
+  node.expect_object(section_keys("dem"));
   DemMaterialLaw& law = scene.dem.law;
   if (auto x = node.find("law"))
     law.law = x->choice({"hookean", "hertzian"}, "contact law") == "hookean" ? NormalLaw::hookean
@@ -882,7 +914,7 @@ void read_dem(const Node& node, Scene& scene) {
 }
 
 void read_collision(const Node& node, CollisionOptions& collision) {
-  node.expect_object({"margin", "cell_size"});
+  node.expect_object(section_keys("collision"));
   if (auto x = node.find("margin")) collision.margin = x->non_negative();
   if (auto x = node.find("cell_size")) collision.cell_size = x->non_negative();
 }
@@ -925,9 +957,10 @@ std::vector<std::string> solver_specific_keys(const std::string& solver) {
 
 void check_solver_keys(const Node& node, const std::string& solver) {
   const std::vector<std::string> specific = solver_specific_keys(solver);
-  for (const char* key : {"relaxation", "order", "seed", "adaptive_restart", "initial_lipschitz",
-                          "nlgs"}) {
-    if (auto x = node.find(key); x && std::find(specific.begin(), specific.end(), key) == specific.end())
+  for (const char* key :
+       {"relaxation", "order", "seed", "adaptive_restart", "initial_lipschitz", "nlgs"}) {
+    if (auto x = node.find(key);
+        x && std::find(specific.begin(), specific.end(), key) == specific.end())
       x->fail("not read by solver \"" + solver + "\"" +
               (specific.empty() ? std::string() : "; its own keys are: " + join(specific)));
   }
@@ -935,8 +968,7 @@ void check_solver_keys(const Node& node, const std::string& solver) {
 
 // solver.nlgs: the options of Dumont's NLGS (nlgs_solver.hpp).
 void read_nlgs(const Node& node, NlgsOptions& nlgs) {
-  node.expect_object({"alpha", "stopping", "epsilon_glob_tolerance", "newton_tolerance",
-                      "newton_max_iterations", "newton_line_search"});
+  node.expect_object(section_keys("solver.nlgs"));
   // alpha of rho = alpha rho_bar (Dumont Sec. 4); 0 takes the method's default.
   if (auto x = node.find("alpha")) nlgs.rho_factor = x->non_negative();
   if (auto x = node.find("stopping"))
@@ -950,9 +982,7 @@ void read_nlgs(const Node& node, NlgsOptions& nlgs) {
 }
 
 void read_solver(const Node& node, Scene& scene) {
-  node.expect_object({"name", "tolerance", "max_iterations", "warm_start", "relaxation", "order",
-                      "seed", "adaptive_restart", "initial_lipschitz", "check_every",
-                      "record_history", "divergence_factor", "on_failure", "nlgs"});
+  node.expect_object(section_keys("solver"));
   SolverOptions& options = scene.solver_options;
   if (auto x = node.find("name")) scene.solver = x->choice(solver_names(), "solver");
   check_solver_keys(node, scene.solver);
@@ -985,11 +1015,11 @@ void read_solver(const Node& node, Scene& scene) {
   }
   if (auto x = node.find("on_failure"))
     scene.on_solver_failure = x->choice({"warn", "stop"}) == "warn" ? SolverFailurePolicy::warn
-                                                   : SolverFailurePolicy::stop;
+                                                                    : SolverFailurePolicy::stop;
 }
 
 void read_output(const Node& node, OutputOptions& output) {
-  node.expect_object({"directory", "every", "csv", "vtk", "progress", "checkpoint_every"});
+  node.expect_object(section_keys("output"));
   if (auto x = node.find("directory")) {
     output.directory = x->string();
     if (output.directory.empty()) x->fail("must not be empty");
@@ -1142,6 +1172,7 @@ class ErrorLocator final : public nlohmann::json_sax<json> {
 
 }  // namespace
 
+std::vector<SceneSection> scene_option_keys() { return option_sections(); }
 
 std::vector<std::string> scheme_names() {
   return {"semi_implicit_euler", "theta", "impulse_velocity", "dem"};
@@ -1164,16 +1195,16 @@ std::unique_ptr<Stepper> make_stepper(Scene& scene) {
   validate_in(scene.source, [&] {
     switch (scene.scheme) {
       case Scheme::semi_implicit_euler:
-        stepper = std::make_unique<SemiImplicitEulerStepper>(
-            scene.world, scene.semi_implicit_euler, make_scene_solver(scene));
+        stepper = std::make_unique<SemiImplicitEulerStepper>(scene.world, scene.semi_implicit_euler,
+                                                             make_scene_solver(scene));
         break;
       case Scheme::theta:
-        stepper = std::make_unique<ThetaStepper>(scene.world, scene.theta,
-                                                 make_scene_solver(scene));
+        stepper =
+            std::make_unique<ThetaStepper>(scene.world, scene.theta, make_scene_solver(scene));
         break;
       case Scheme::impulse_velocity:
-        stepper = std::make_unique<ImpulseVelocityStepper>(
-            scene.world, scene.impulse_velocity, make_scene_solver(scene));
+        stepper = std::make_unique<ImpulseVelocityStepper>(scene.world, scene.impulse_velocity,
+                                                           make_scene_solver(scene));
         break;
       case Scheme::dem:
         break;
@@ -1222,9 +1253,7 @@ DemRun dem_run(const Scene& scene) {
 
 Scene parse_scene(const nlohmann::json& document, const std::string& source_name) {
   const Node root(document, "", source_name);
-  root.expect_object({"description", "dimension", "gravity", "time_step", "steps", "duration",
-                      "method", "integrator", "dem", "collision", "solver", "materials", "friction",
-                      "bodies", "generators", "output"});
+  root.expect_object(section_keys(""));
   if (auto x = root.find("description")) x->string();
 
   Scene scene;
@@ -1244,8 +1273,8 @@ Scene parse_scene(const nlohmann::json& document, const std::string& source_name
     // The older spelling of integrator.scheme: cd is semi_implicit_euler.
     if (auto integrator = root.find("integrator"); integrator && integrator->has("scheme"))
       x->fail("give the scheme once, as integrator.scheme (method is its older spelling)");
-    scene.scheme = x->choice({"cd", "dem"}, "method") == "cd" ? Scheme::semi_implicit_euler
-                                                              : Scheme::dem;
+    scene.scheme =
+        x->choice({"cd", "dem"}, "method") == "cd" ? Scheme::semi_implicit_euler : Scheme::dem;
   }
   if (auto x = root.find("integrator")) read_integrator(*x, scene);
   if (auto x = root.find("dem")) read_dem(*x, scene);

@@ -18,8 +18,7 @@ bool contact_solve_succeeded(const SolverStats& stats) {
 }
 
 double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
@@ -78,7 +77,8 @@ void RunStatistics::on_step(const Stepper&, const StepReport& report) {
     ++compatible_non_converged_steps;
     if (compatible_first_non_converged_step < 0) compatible_first_non_converged_step = step;
   }
-  compatible_max_outer_iterations = std::max(compatible_max_outer_iterations, truss.outer_iterations);
+  compatible_max_outer_iterations =
+      std::max(compatible_max_outer_iterations, truss.outer_iterations);
   compatible_total_inner_iterations += truss.inner_iterations;
   compatible_max_equilibrium_residual =
       std::max(compatible_max_equilibrium_residual, truss.equilibrium_residual);
@@ -93,8 +93,7 @@ std::string to_string(SolverFailurePolicy policy) {
   return policy == SolverFailurePolicy::warn ? "warn" : "stop";
 }
 
-FailurePolicy::FailurePolicy(SolverFailurePolicy policy, std::ostream& warnings,
-                             long max_warnings)
+FailurePolicy::FailurePolicy(SolverFailurePolicy policy, std::ostream& warnings, long max_warnings)
     : policy_(policy), warnings_(warnings), max_warnings_(max_warnings) {}
 
 void FailurePolicy::on_step(const Stepper&, const StepReport& report) {

@@ -33,7 +33,8 @@ RunOutcome Simulation::run(long steps) {
     for (long step = stepper_->steps_taken() + 1, last = stepper_->steps_taken() + steps;
          step <= last; ++step) {
       bool contacts = false;
-      for (const StepObserver* observer : observers_) contacts = contacts || observer->wants_contacts(step);
+      for (const StepObserver* observer : observers_)
+        contacts = contacts || observer->wants_contacts(step);
       stepper_->request_contacts(contacts);
       const StepReport& report = stepper_->step();
       outcome.steps_completed = step - (last - steps);

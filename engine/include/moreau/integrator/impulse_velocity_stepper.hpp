@@ -8,11 +8,11 @@
 //   xi_j / dt + u_n,j(r) >= 0 _|_ r_n,j >= 0,
 // whose xi/dt term is scaled by the error reduction parameter epsilon for penetrations only:
 //   epsilon min(0, xi_j / dt) + max(0, xi_j / dt).
-// It differs from the semi-implicit Euler scheme (Olsen & Kamrin) in the explicit gyroscopic term, the normalized
-// first-order quaternion update, the error reduction and in taking the contact law as a
-// solver: MaxDissipationGaussSeidel and friends (block_solvers.hpp) give the maximum-dissipation
-// impact model of eq. (5), ProjectedGaussSeidel with FrictionModel::coulomb the Coulomb-like
-// one. Each step starts the solver from zero impulses (no warm start).
+// It differs from the semi-implicit Euler scheme (Olsen & Kamrin) in the explicit gyroscopic term,
+// the normalized first-order quaternion update, the error reduction and in taking the contact law
+// as a solver: MaxDissipationGaussSeidel and friends (block_solvers.hpp) give the
+// maximum-dissipation impact model of eq. (5), ProjectedGaussSeidel with FrictionModel::coulomb the
+// Coulomb-like one. Each step starts the solver from zero impulses (no warm start).
 #include <memory>
 
 #include "moreau/integrator/contact_dynamics_stepper.hpp"
@@ -21,8 +21,8 @@ namespace moreau {
 
 struct ImpulseVelocityOptions {
   double time_step = 1e-3;  // dt, s
-  // epsilon of Preclik et al. Sec. 3.1, in [0, 1]: 0 ignores penetrations, 1 removes them within one
-  // step (the paper takes it in [0, 1) to avoid injecting energy; 1 is allowed here so that the
+  // epsilon of Preclik et al. Sec. 3.1, in [0, 1]: 0 ignores penetrations, 1 removes them within
+  // one step (the paper takes it in [0, 1) to avoid injecting energy; 1 is allowed here so that the
   // scheme can be compared with the semi-implicit Euler's full Phi/dt).
   double error_reduction = 0.5;
   bool frictional = true;  // rows = world dimension, else 1 (frictionless)

@@ -20,10 +20,10 @@ struct OutputOptions {
   // Where CSV, VTK and the run summary go; relative paths are taken from the working
   // directory of the run. The loader fills in "out/<scene file stem>" when none is given.
   std::string directory;
-  long every = 1;        // write the state every k steps (and always the first and the last)
-  bool csv = true;       // bodies.csv and contacts.csv
-  bool vtk = false;      // VTK PolyData per output step plus .pvd collections
-  bool progress = true;  // progress lines on stderr during long runs
+  long every = 1;             // write the state every k steps (and always the first and the last)
+  bool csv = true;            // bodies.csv and contacts.csv
+  bool vtk = false;           // VTK PolyData per output step plus .pvd collections
+  bool progress = true;       // progress lines on stderr during long runs
   long checkpoint_every = 0;  // checkpoint.json every k steps and at the end; 0: none
 };
 
@@ -37,6 +37,16 @@ enum class Scheme {
 };
 std::vector<std::string> scheme_names();  // in the order above
 
+// The keys each option section of a scene file accepts, by JSON path ("" is the top level;
+// "integrator", "integrator.compatible", "solver", "solver.nlgs", "collision", "output",
+// "dem"). The parser reads exactly these; docs/scene-format.md documents each in the table of
+// its section (scene_test checks both ways).
+struct SceneSection {
+  std::string path;
+  std::vector<std::string> keys;
+};
+std::vector<SceneSection> scene_option_keys();
+
 struct Scene {
   World world;
   Scheme scheme = Scheme::semi_implicit_euler;
@@ -48,7 +58,7 @@ struct Scene {
   std::string solver = "pgs";  // contact solver of the CD schemes (solver.name)
   SolverOptions solver_options;
   NlgsOptions nlgs;  // solver.nlgs, for the nlgs-* solvers (method from the name)
-  long steps = 0;  // number of time steps to run
+  long steps = 0;    // number of time steps to run
   // Read (and checked) whatever the scheme, so that `moreau run --scheme dem` can switch.
   DemOptions dem;
   bool dem_time_step_auto = true;      // dem.time_step from the stability estimate at run time

@@ -73,12 +73,13 @@ struct OutputSchedule {
   long every = 1;
   bool csv = true;
   bool vtk = false;
-  bool compatible_column = false;      // contacts.csv gets f_n_compatible
-  bool write_stopping_step = false;    // the failure policy is "stop"
+  bool compatible_column = false;    // contacts.csv gets f_n_compatible
+  bool write_stopping_step = false;  // the failure policy is "stop"
 };
 class OutputWriter final : public StepObserver {
  public:
-  OutputWriter(const std::filesystem::path& directory, Dimension dimension, OutputSchedule schedule);
+  OutputWriter(const std::filesystem::path& directory, Dimension dimension,
+               OutputSchedule schedule);
   void on_start(const Stepper& stepper, long total_steps) override;
   bool wants_contacts(long step) const override;
   void on_step(const Stepper& stepper, const StepReport& report) override;
