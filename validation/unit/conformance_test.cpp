@@ -1,0 +1,119 @@
+// Every solver of the registry (solver_names()) on the same contact problems, with answers
+// that do not depend on the law the solver implements: resting stacks, where every law gives
+// the weight above each contact and no friction, and a sliding point mass, where Coulomb's law
+// and the maximum-dissipation model of Preclik et al. both give mu times the normal impulse
+// against the slip. A solver added to the registry runs here without further code.
+#define BOOST_TEST_MODULE conformance
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <string>
+
+#include "moreau/model/shape.hpp"
+#include "test_support.hpp"
+
+namespace moreau {
+namespace {
+
+constexpr double kGravity = 9.81;
+constexpr double kTimeStep = 1e-3;
+constexpr double kRadius = 0.1;
+
+World floor_world(double mu) {
+  World world;
+  world.gravity = Vec3(0.0, -kGravity, 0.0);
+  world.friction = FrictionTable(mu);
+  RigidBody floor;
+  floor.name = "floor";
+  floor.motion = Motion::fixed;
+  floor.shape.geometry = HalfSpace{Vec3::UnitY()};
+  world.add_body(floor);
+  return world;
+}
+
+double add_ball(World& world, const Vec3& position, const Vec3& velocity) {
+  const MassProperties mass = mass_properties(Sphere{kRadius}, 1000.0, world.dimension);
+  RigidBody ball;
+  ball.shape.geometry = Sphere{kRadius};
+  ball.mass = mass.mass;
+  ball.inertia_body = mass.inertia;
+  ball.position = position;
+  ball.linear_velocity = velocity;
+  world.add_body(ball);
+  return mass.mass;
+}
+
+// Options under which each solver converges on these small problems: the Jacobi-type ones
+// need a relaxation below 2 / lambda_max of their splitting (Tasora, Anitescu) and more
+// iterations.
+test::EulerSetup setup(const std::string& solver) {
+  test::EulerSetup s;
+  s.time_step = kTimeStep;
+  s.collision.margin = 1e-3;
+  s.solver = solver;
+  s.solver_options.tolerance = 1e-10;
+  s.solver_options.max_iterations = 200000;
+  s.solver_options.warm_start = false;
+  s.solver_options.record_history = false;
+  const bool jacobi = solver == "pgj" || solver == "md_jacobi" || solver == "md_blend";
+  if (jacobi) s.solver_options.relaxation = 0.3;
+  return s;
+}
+
+// A column of three balls resting on the floor: the contact under ball k carries the weight
+// of the balls above it and itself, (3 - k) m g dt, and no friction.
+void resting_column_carries_the_weight_above_each_contact(const std::string& solver) {
+  World world = floor_world(0.5);
+  double mass = 0.0;
+  for (int k = 0; k < 3; ++k)
+    mass = add_ball(world, Vec3(0.0, kRadius * (1 + 2 * k), 0.0), Vec3::Zero());
+  auto stepper = test::euler_stepper(world, setup(solver));
+  const StepReport& report = stepper.step();
+  BOOST_TEST(report.solver_stats.converged,
+             solver << ": " << to_string(report.solver_stats.termination));
+  BOOST_TEST(report.contacts.size() == 3u);
+  if (report.contacts.size() != 3u) return;
+  for (std::size_t i = 0; i < 3; ++i) {
+    const Contact& c = report.contacts[i];
+    // The floor is body 0 and the balls 1, 2, 3 from the bottom: a contact's upper body is the
+    // larger index, and 4 - that index balls weigh on it.
+    const double expected = (4 - std::max(c.body_a, c.body_b)) * mass * kGravity * kTimeStep;
+    BOOST_TEST(report.impulses(3 * i) == expected, boost::test_tools::tolerance(1e-6));
+    BOOST_TEST(std::hypot(report.impulses(3 * i + 1), report.impulses(3 * i + 2)) <=
+               1e-6 * expected);
+  }
+}
+
+// A ball sliding on the floor at 1 m/s (too fast to stop in one step): the friction impulse is
+// mu times the normal one, against the slip, for Coulomb's law and maximum dissipation alike.
+void sliding_ball_gets_mu_times_the_normal_impulse_against_the_slip(const std::string& solver) {
+  constexpr double kMu = 0.3;
+  World world = floor_world(kMu);
+  const double mass = add_ball(world, Vec3(0.0, kRadius, 0.0), Vec3(1.0, 0.0, 0.0));
+  auto stepper = test::euler_stepper(world, setup(solver));
+  const StepReport& report = stepper.step();
+  BOOST_TEST(report.solver_stats.converged, solver);
+  BOOST_TEST(report.contacts.size() == 1u);
+  if (report.contacts.size() != 1u) return;
+  const Contact& c = report.contacts[0];
+  const Vec3 r = report.impulses.head<3>();
+  const double normal = mass * kGravity * kTimeStep;
+  BOOST_TEST(r(0) == normal, boost::test_tools::tolerance(1e-6));
+  const Vec3 friction = r(1) * c.tangent1 + r(2) * c.tangent2;  // on the ball (body b)
+  const double sign = c.body_b == 1 ? 1.0 : -1.0;
+  BOOST_TEST(sign * friction.x() == -kMu * normal, boost::test_tools::tolerance(1e-6));
+  BOOST_TEST(std::abs(friction.z()) <= 1e-6 * normal);
+}
+
+// A solver the registry lists runs here with no code of its own (Gauss-Seidel and Jacobi
+// solvers, APGD, the maximum-dissipation and NLGS families alike).
+BOOST_AUTO_TEST_CASE(every_registered_solver_solves_the_shared_problems) {
+  for (const std::string& solver : solver_names()) {
+    BOOST_TEST_CONTEXT("solver " << solver) {
+      resting_column_carries_the_weight_above_each_contact(solver);
+      sliding_ball_gets_mu_times_the_normal_impulse_against_the_slip(solver);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace moreau
