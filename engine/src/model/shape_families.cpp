@@ -16,11 +16,12 @@ namespace {
 using std::numbers::pi;
 
 // Harmonic orders 2..5 of the star-shaped outline and their largest amplitudes; they sum to
-// 0.72 < 1, so the radius stays positive and the outline simple.
+// 0.85 < 1, so the radius stays positive and the outline simple.
 constexpr std::array<int, 4> kOrders{2, 3, 4, 5};
-constexpr std::array<double, 4> kMaxAmplitude{0.30, 0.22, 0.12, 0.08};
-// A non-convex shape must have a corner that turns back by at least this much (rad).
-constexpr double kMinReflexTurn = 10.0 * pi / 180.0;
+constexpr std::array<double, 4> kMaxAmplitude{0.35, 0.25, 0.15, 0.10};
+// A non-convex shape must fill at most this fraction of its convex hull (solidity), so that
+// its concavities are deep enough to interlock.
+constexpr double kMaxSolidity = 0.9;
 constexpr int kMinCorners = 5;
 constexpr int kMaxCorners = 8;
 
@@ -39,17 +40,8 @@ class Random {
   std::uint64_t state_;
 };
 
-double turn(const Vec2& a, const Vec2& b, const Vec2& c) {
-  const Vec2 u = b - a, v = c - b;
-  return std::atan2(u.x() * v.y() - u.y() * v.x(), u.dot(v));
-}
-
 bool visibly_non_convex(const std::vector<Vec2>& outline) {
-  const std::size_t n = outline.size();
-  for (std::size_t k = 0; k < n; ++k)
-    if (turn(outline[(k + n - 1) % n], outline[k], outline[(k + 1) % n]) <= -kMinReflexTurn)
-      return true;
-  return false;
+  return polygon_area(outline) <= kMaxSolidity * polygon_area(convex_hull(outline));
 }
 
 std::vector<Vec2> star_outline(Random& random, int vertices) {

@@ -25,10 +25,10 @@ struct ShapeFamilyOptions {
 // polygon.hpp; the disk diameter for a disk). Procedure, for k = 0 .. count-1:
 //  1. non-convex: a star-shaped outline r(phi) = 1 + sum_{j=2..5} a_j cos(j phi + phi_j) at
 //     outline_vertices equally spaced angles, amplitudes a_j uniform in [0, A_j) with
-//     A = (0.30, 0.22, 0.12, 0.08) (so r >= 0.28 > 0: a simple, counter-clockwise outline) and
-//     phases phi_j uniform in [0, 2 pi); drawn again until the outline has a reflex corner that
-//     turns back by at least 10 degrees (visibly non-convex). Scaled to diameter d_k, drawn
-//     uniformly in mean_diameter (1 +- size_spread).
+//     A = (0.35, 0.25, 0.15, 0.10) (so r >= 0.15 > 0: a simple, counter-clockwise outline) and
+//     phases phi_j uniform in [0, 2 pi); drawn again until the outline fills at most 90% of its
+//     convex hull (solidity <= 0.9: concavities deep enough to interlock). Scaled to diameter
+//     d_k, drawn uniformly in mean_diameter (1 +- size_spread).
 //  2. angular: the convex hull of shape 1, reduced to c_k corners (c_k uniform in 5..8) by
 //     removing, one at a time, the corner whose triangle with its neighbours has the least area
 //     (Visvalingam & Whyatt), rescaled to diameter d_k. Same elongation, sharp corners.
