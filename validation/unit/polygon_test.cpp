@@ -17,6 +17,7 @@
 
 #include "moreau/collision/collision_detector.hpp"
 #include "moreau/core/error.hpp"
+#include "moreau/integrator/time_stepper.hpp"
 #include "moreau/io/vtk_writer.hpp"
 #include "moreau/model/shape.hpp"
 #include "moreau/model/shape_families.hpp"
@@ -549,6 +550,41 @@ BOOST_AUTO_TEST_CASE(corner_to_corner_gives_one_contact_along_the_corners) {
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(polygons_in_the_world)
+
+// Resting on two contacts, a symmetric particle is statically determinate: the semi-implicit
+// Euler CD (seed 000 eq. 13-21, frictionless) gives each contact half the weight. Checked for
+// the square and for the U shape standing on its two legs (the contacts at the leg tips).
+BOOST_AUTO_TEST_CASE(particle_at_rest_on_two_contacts_carries_half_the_weight_on_each) {
+  Vec2 centroid;
+  const Polygon u = make_polygon(u_shape().outline, &centroid);
+  const Polygon square = regular(4, std::sqrt(0.5), pi / 4);
+  for (const bool on_legs : {false, true}) {
+    World world = planar_world();
+    add_floor(world);
+    const Polygon& shape = on_legs ? u : square;
+    const double lowest = on_legs ? u.outline[2].y() : 0.5;  // below the centroid once placed
+    const int body = add(world, shape, Vec2(0.0, lowest + 1e-4), on_legs ? pi : 0.0);
+    const MassProperties mass = mass_properties(shape, 1.0, Dimension::two);
+    world.bodies[body].mass = mass.mass;
+    world.bodies[body].inertia_body = mass.inertia;
+    world.validate();
+    StepOptions options;
+    options.time_step = 1e-3;
+    options.frictional = false;
+    options.collision.margin = 1e-3;
+    options.solver_options.tolerance = 1e-12;
+    TimeStepper stepper(world, options);
+    for (int k = 0; k < 300; ++k) stepper.step();
+    const StepReport& report = stepper.last_report();
+    BOOST_TEST_REQUIRE(report.contacts.size() == 2u);
+    const double half_weight = 0.5 * mass.mass * 9.81 * options.time_step;
+    for (int c = 0; c < 2; ++c)
+      BOOST_TEST(std::abs(report.impulses(c) - half_weight) <= 1e-6 * half_weight,
+                 "impulse " << report.impulses(c) << ", half the weight " << half_weight);
+    BOOST_TEST(std::abs(world.bodies[body].angular_velocity.z()) <= 1e-9);
+    BOOST_TEST(std::abs(world.bodies[body].position.x()) <= 1e-12);
+  }
+}
 
 BOOST_AUTO_TEST_CASE(broad_phase_on_bounding_circles_misses_no_pair) {
   const ShapeFamilies families = make_shape_families();

@@ -23,9 +23,9 @@ constexpr double kDuplicateFraction = 1e-9;
 struct Piece {
   std::vector<Vec2> vertex;
   std::vector<Vec2> normal;
-  const std::vector<char>* external;
-  Vec2 centre;
-  double radius;
+  const std::vector<char>* external = nullptr;
+  Vec2 centre = Vec2::Zero();
+  double radius = 0.0;
   int size() const { return static_cast<int>(vertex.size()); }
   const Vec2& next(int k) const { return vertex[(k + 1) % size()]; }
 };
@@ -248,16 +248,25 @@ void append_unique(std::vector<PointPair>& out, std::size_t first,
 void polygon_polygon(const Polygon& a, const Placement& pa, const Polygon& b, const Placement& pb,
                      double margin, std::vector<PointPair>& out) {
   const std::size_t first = out.size();
-  std::vector<Piece> pieces_b;
-  for (const ConvexPiece& piece : b.pieces) pieces_b.push_back(place(piece, pb));
+  // Pieces are placed only when their bounding circles come within the margin of a piece of
+  // the other particle; most pairs of pieces of two touching particles are culled so.
+  auto centre = [](const ConvexPiece& piece, const Placement& p) {
+    return Vec2(p.rotation * piece.centre + p.translation);
+  };
+  std::vector<Vec2> centres_b;
+  for (const ConvexPiece& piece : b.pieces) centres_b.push_back(centre(piece, pb));
+  std::vector<Piece> placed_b(b.pieces.size());
   std::vector<PointPair> found;
   for (const ConvexPiece& piece : a.pieces) {
-    const Piece piece_a = place(piece, pa);
-    for (const Piece& piece_b : pieces_b) {
-      const double reach = piece_a.radius + piece_b.radius + margin;
-      if ((piece_a.centre - piece_b.centre).squaredNorm() > reach * reach) continue;
+    const Vec2 centre_a = centre(piece, pa);
+    Piece piece_a;
+    for (std::size_t j = 0; j < b.pieces.size(); ++j) {
+      const double reach = piece.radius + b.pieces[j].radius + margin;
+      if ((centre_a - centres_b[j]).squaredNorm() > reach * reach) continue;
+      if (piece_a.vertex.empty()) piece_a = place(piece, pa);
+      if (placed_b[j].vertex.empty()) placed_b[j] = place(b.pieces[j], pb);
       found.clear();
-      convex_pair(piece_a, piece_b, margin, found);
+      convex_pair(piece_a, placed_b[j], margin, found);
       append_unique(out, first, found, a.radius + b.radius);
     }
   }
