@@ -140,6 +140,21 @@ double overlap_along(const std::vector<Vec2>& a, const std::vector<Vec2>& b, con
   return support(a, d) + support(b, -d);
 }
 
+// Outward unit normals of the edges of an outline (counter-clockwise).
+std::vector<Vec2> edge_normals(const std::vector<Vec2>& outline) {
+  std::vector<Vec2> out;
+  for (std::size_t k = 0; k < outline.size(); ++k) {
+    const Vec2 e = outline[(k + 1) % outline.size()] - outline[k];
+    out.push_back(Vec2(e.y(), -e.x()).normalized());
+  }
+  return out;
+}
+
+bool is_one_of(const Vec2& n, const std::vector<Vec2>& normals, double sign) {
+  return std::any_of(normals.begin(), normals.end(),
+                     [&](const Vec2& m) { return (n - sign * m).norm() <= 1e-9; });
+}
+
 Vec2 in_plane(const Vec3& v) { return Vec2(v.x(), v.y()); }
 
 bool message_has(const InputError& e, const std::string& part) {
@@ -382,8 +397,13 @@ BOOST_AUTO_TEST_CASE(disk_against_polygon) {
     const bool centre_inside = inside(outline, centre);
     const std::vector<Contact> contacts = contacts_between(world, disk, polygon, 0.3);
     if (centre_inside) {
+      // The depth is resolved per piece, always through the outline: the normal is minus the
+      // outward normal of an outline edge, never across a diagonal between pieces.
       BOOST_TEST(!contacts.empty());
-      continue;  // the depth of a non-convex particle is resolved per piece
+      for (const Contact& k : contacts)
+        if (k.gap < -radius)
+          BOOST_TEST(is_one_of(in_plane(k.normal), edge_normals(outline), -1.0));
+      continue;
     }
     const double gap = to_outline - radius;
     if (gap >= 0.3) {
@@ -401,6 +421,27 @@ BOOST_AUTO_TEST_CASE(disk_against_polygon) {
     }
     BOOST_TEST(std::abs(least - gap) <= 1e-9);
   }
+}
+
+BOOST_AUTO_TEST_CASE(overlapping_non_convex_pairs_resolve_through_the_outlines) {
+  // Overlaps of non-convex particles are resolved per pair of pieces, with a reference face on
+  // one of the two outlines: each overlapping contact's normal is the outward normal of an
+  // outline edge of a or minus one of b.
+  const ShapeFamilies families = make_shape_families();
+  std::mt19937_64 rng(53);
+  int overlaps = 0;
+  for (int trial = 0; trial < 80; ++trial) {
+    PairCase c = random_pair(families.non_convex, rng);
+    const std::vector<Vec2> normals_a = edge_normals(c.outline_a);
+    const std::vector<Vec2> normals_b = edge_normals(c.outline_b);
+    for (const Contact& k : contacts_between(c.world, c.a, c.b, 0.0)) {
+      ++overlaps;
+      const Vec2 n = in_plane(k.normal);
+      BOOST_TEST((is_one_of(n, normals_a, 1.0) || is_one_of(n, normals_b, -1.0)),
+                 "normal " << n.transpose() << " is no outline normal");
+    }
+  }
+  BOOST_TEST(overlaps > 20);
 }
 
 BOOST_AUTO_TEST_CASE(swapping_the_pair_flips_the_normal) {
