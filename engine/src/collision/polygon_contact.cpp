@@ -200,8 +200,17 @@ void convex_pair(const Piece& a, const Piece& b, double margin, std::vector<Poin
             ? deepest_over_face(a, ref_a.edge, b, a.normal[ref_a.edge], ref_a.separation)
             : flipped(deepest_over_face(b, ref_b.edge, a, b.normal[ref_b.edge], ref_b.separation));
   }
+  const std::size_t first = out.size();
   out.push_back(primary);
   far_end_of_faces(a, b, primary, margin, out);
+  // The two ends of a face pair in the order of their tangential coordinate, not by depth, so
+  // that a face rocking on a face keeps its contacts in the same order from step to step (warm
+  // starts and per-contact histories match contacts by their order within the pair).
+  if (out.size() == first + 2) {
+    const Vec2 t(-primary.normal.y(), primary.normal.x());
+    if (t.dot(out[first + 1].point_a) < t.dot(out[first].point_a))
+      std::swap(out[first], out[first + 1]);
+  }
 }
 
 void disk_piece(const Vec2& c, double r, const Piece& p, double margin,

@@ -5,13 +5,14 @@
 //
 // Each pair of convex pieces is the contact problem of Krabbenhoft/NURBS chapter eq. 4.1-4.2
 // with the polygon outline in place of the NURBS boundary: a contact point on one particle, its
-// closest point on the other, the normal n and the signed gap g = (x - y).n. The first pair
-// reported for two pieces realises their exact signed distance (Euclidean distance when apart,
-// minus the penetration depth along the separating axis of least overlap when overlapping).
-// Where the two faces that meet are nearly parallel, the far end of their overlap is reported
-// as well (its gap measured along the same normal, kept when below the margin), so that a face
-// resting on a face carries two contacts and is statically determinate, as the several
-// knot-to-surface contacts of the paper along a face are.
+// closest point on the other, the normal n and the signed gap g = (x - y).n. For two pieces, one
+// reported pair realises their exact signed distance (Euclidean distance when apart, minus the
+// penetration depth along the separating axis of least overlap when overlapping). Where the
+// two faces that meet are nearly parallel, the far end of their overlap is reported as well
+// (its gap measured along the same normal, kept when below the margin), so that a face resting
+// on a face carries two contacts and is statically determinate, as the several knot-to-surface
+// contacts of the paper along a face are; the two ends come in the order of their position
+// along the face, whichever is deeper.
 #include <vector>
 
 #include "moreau/model/polygon.hpp"
