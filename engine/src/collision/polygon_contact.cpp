@@ -200,6 +200,7 @@ void convex_pair(const Piece& a, const Piece& b, double margin, std::vector<Poin
             ? deepest_over_face(a, ref_a.edge, b, a.normal[ref_a.edge], ref_a.separation)
             : flipped(deepest_over_face(b, ref_b.edge, a, b.normal[ref_b.edge], ref_b.separation));
   }
+  if (!(primary.gap < margin)) return;  // an end of the faces standing in for the deepest corner
   const std::size_t first = out.size();
   out.push_back(primary);
   far_end_of_faces(a, b, primary, margin, out);
