@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <sstream>
 
@@ -71,9 +72,13 @@ std::vector<Cycle> ear_clip(const std::vector<Vec2>& p) {
   for (std::size_t k = 0; k < p.size(); ++k) ring[k] = static_cast<int>(k);
   std::vector<Cycle> triangles;
   while (ring.size() > 3) {
+    // Of the ears, clip the one with the shortest diagonal: small ears go first along the
+    // outline and no fan of slivers forms, so that the merge below ends with fewer, rounder
+    // pieces (tighter bounding circles for the narrow phase).
     const std::size_t m = ring.size();
-    bool clipped = false;
-    for (std::size_t k = 0; k < m && !clipped; ++k) {
+    std::size_t best = m;
+    double shortest = std::numeric_limits<double>::infinity();
+    for (std::size_t k = 0; k < m; ++k) {
       const int a = ring[(k + m - 1) % m], b = ring[k], c = ring[(k + 1) % m];
       if (!strictly_convex_turn(p[a], p[b], p[c])) continue;
       bool empty = true;
@@ -82,10 +87,13 @@ std::vector<Cycle> ear_clip(const std::vector<Vec2>& p) {
           empty = false;
           break;
         }
-      if (!empty) continue;
-      triangles.push_back({a, b, c});
-      ring.erase(ring.begin() + static_cast<long>(k));
-      clipped = true;
+      if (empty && (p[c] - p[a]).squaredNorm() < shortest)
+        shortest = (p[c] - p[a]).squaredNorm(), best = k;
+    }
+    const bool clipped = best < m;
+    if (clipped) {
+      triangles.push_back({ring[(best + m - 1) % m], ring[best], ring[(best + 1) % m]});
+      ring.erase(ring.begin() + static_cast<long>(best));
     }
     // A simple polygon always has an ear (Meisters' two-ears theorem); only round-off on a
     // nearly degenerate outline can get here.
