@@ -1,8 +1,9 @@
 // Narrow phase: closest points of convex shape pairs. Each pair type is written once for a
-// canonical order (sphere < capsule < box < half-space); the dispatcher swaps the bodies into
-// that order and flips the normal back, so the output normal always points from the caller's
-// body_a to its body_b. Contacts with gap < margin are kept (strictly below, so touching
-// shapes at margin 0 make no contact).
+// canonical order (sphere < capsule < box < polygon < half-space, then the lower body index);
+// the dispatcher swaps the bodies into that order and flips the normal back, so the output
+// normal always points from the caller's body_a to its body_b. Contacts with gap < margin are
+// kept (strictly below, so touching shapes at margin 0 make no contact). The 2D polygon pairs
+// are in polygon_contact.cpp.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -11,6 +12,7 @@
 
 #include "moreau/collision/collision_detector.hpp"
 #include "moreau/core/error.hpp"
+#include "polygon_contact.hpp"
 
 namespace moreau {
 namespace {
@@ -43,7 +45,8 @@ int rank(const ShapeGeometry& g) {
   if (std::holds_alternative<Sphere>(g)) return 0;
   if (std::holds_alternative<Capsule>(g)) return 1;
   if (std::holds_alternative<Box>(g)) return 2;
-  return 3;
+  if (std::holds_alternative<Polygon>(g)) return 3;
+  return 4;
 }
 
 // Collects the contacts of one canonical pair; `normal` points from the canonical side a to b.
@@ -248,6 +251,38 @@ void box_halfspace(Emitter& e, const Pose& a, const Box& box, const Pose& b, con
   }
 }
 
+// 2D polygon pairs (polygon_contact.cpp), placed by the in-plane part of the poses.
+polygon_contact::Placement placement(const Pose& p) {
+  return {p.rotation.topLeftCorner<2, 2>(), p.centre.head<2>()};
+}
+
+void emit_pairs(Emitter& e, const std::vector<polygon_contact::PointPair>& pairs) {
+  auto lift = [](const Vec2& v) { return Vec3(v.x(), v.y(), 0.0); };
+  for (const auto& p : pairs) e.emit(lift(p.normal), lift(p.point_a), lift(p.point_b), p.gap);
+}
+
+void sphere_polygon(Emitter& e, const Pose& a, const Sphere& s, const Pose& b, const Polygon& p) {
+  std::vector<polygon_contact::PointPair> pairs;
+  polygon_contact::disk_polygon(a.centre.head<2>(), s.radius, p, placement(b), e.margin(), pairs);
+  emit_pairs(e, pairs);
+}
+
+void polygon_polygon(Emitter& e, const Pose& a, const Polygon& pa, const Pose& b,
+                     const Polygon& pb) {
+  std::vector<polygon_contact::PointPair> pairs;
+  polygon_contact::polygon_polygon(pa, placement(a), pb, placement(b), e.margin(), pairs);
+  emit_pairs(e, pairs);
+}
+
+void polygon_halfspace(Emitter& e, const Pose& a, const Polygon& p, const Pose& b,
+                       const HalfSpace& h) {
+  std::vector<polygon_contact::PointPair> pairs;
+  const Vec3 m = b.rotation * h.normal;
+  polygon_contact::polygon_halfspace(p, placement(a), b.centre.head<2>(),
+                                     Vec2(m.x(), m.y()).normalized(), e.margin(), pairs);
+  emit_pairs(e, pairs);
+}
+
 std::string body_label(const World& world, int index) {
   std::string label = "body " + std::to_string(index);
   if (!world.bodies[index].name.empty()) label += " ('" + world.bodies[index].name + "')";
@@ -260,7 +295,10 @@ void narrow_phase(const World& world, int body_a, int body_b, double margin,
                   std::vector<Contact>& out) {
   const RigidBody* first = &world.bodies[body_a];
   const RigidBody* second = &world.bodies[body_b];
-  const bool swapped = rank(first->shape.geometry) > rank(second->shape.geometry);
+  // Shapes of one type go lower body index first, so that (a, b) and (b, a) give the same
+  // contacts in the same order, only with flipped normals.
+  const int rank_a = rank(first->shape.geometry), rank_b = rank(second->shape.geometry);
+  const bool swapped = rank_a > rank_b || (rank_a == rank_b && body_a > body_b);
   if (swapped) std::swap(first, second);
   Emitter emitter(out, body_a, body_b, swapped, margin, world.dimension);
   const Pose pa = shape_pose(*first);
@@ -284,6 +322,19 @@ void narrow_phase(const World& world, int body_a, int body_b, double margin,
           capsule_capsule(emitter, pa, ga, pb, gb);
         } else if constexpr (std::is_same_v<A, Box> && std::is_same_v<B, HalfSpace>) {
           box_halfspace(emitter, pa, ga, pb, gb);
+        } else if constexpr (std::is_same_v<A, Sphere> && std::is_same_v<B, Polygon>) {
+          if (!emitter.planar()) return false;  // polygons are 2D shapes
+          sphere_polygon(emitter, pa, ga, pb, gb);
+        } else if constexpr (std::is_same_v<A, Box> && std::is_same_v<B, Polygon>) {
+          if (!emitter.planar()) return false;
+          const Vec2 half(ga.half_extents.x(), ga.half_extents.y());
+          polygon_polygon(emitter, pa, polygon_contact::box_polygon(half), pb, gb);
+        } else if constexpr (std::is_same_v<A, Polygon> && std::is_same_v<B, Polygon>) {
+          if (!emitter.planar()) return false;
+          polygon_polygon(emitter, pa, ga, pb, gb);
+        } else if constexpr (std::is_same_v<A, Polygon> && std::is_same_v<B, HalfSpace>) {
+          if (!emitter.planar()) return false;
+          polygon_halfspace(emitter, pa, ga, pb, gb);
         } else {
           return false;
         }

@@ -1,5 +1,6 @@
 #include "moreau/io/vtk_writer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -25,6 +26,7 @@ Vec3 shape_centre(const RigidBody& body) {
 int shape_code(const ShapeGeometry& geometry) {
   if (std::holds_alternative<Box>(geometry)) return 1;
   if (std::holds_alternative<Capsule>(geometry)) return 2;
+  if (std::holds_alternative<Polygon>(geometry)) return 3;
   return 0;
 }
 
@@ -32,6 +34,7 @@ Vec3 half_extents(const ShapeGeometry& geometry) {
   if (const auto* box = std::get_if<Box>(&geometry)) return box->half_extents;
   if (const auto* capsule = std::get_if<Capsule>(&geometry))
     return Vec3(capsule->half_length + capsule->radius, capsule->radius, capsule->radius);
+  if (const auto* polygon = std::get_if<Polygon>(&geometry)) return Vec3::Constant(polygon->radius);
   return Vec3::Constant(std::get<Sphere>(geometry).radius);
 }
 
@@ -64,13 +67,15 @@ void data_array(std::ostream& out, const char* type, const char* name, int compo
   out << "        </DataArray>\n";
 }
 
-void begin_piece(std::ostream& out, std::size_t points, std::size_t verts, std::size_t lines) {
+void begin_piece(std::ostream& out, std::size_t points, std::size_t verts, std::size_t lines,
+                 std::size_t polys = 0) {
   out << "<?xml version=\"1.0\"?>\n"
          "<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\" "
          "header_type=\"UInt64\">\n"
          "  <PolyData>\n"
       << "    <Piece NumberOfPoints=\"" << points << "\" NumberOfVerts=\"" << verts
-      << "\" NumberOfLines=\"" << lines << "\" NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n";
+      << "\" NumberOfLines=\"" << lines << "\" NumberOfStrips=\"0\" NumberOfPolys=\"" << polys
+      << "\">\n";
 }
 
 void end_piece(std::ostream& out) {
@@ -94,6 +99,12 @@ void write_cells(std::ostream& out, const char* element, std::size_t cells, int 
   data_array(out, "Int64", "offsets", 1, cells,
              [&](std::size_t k, int) { return static_cast<double>((k + 1) * size); });
   out << "      </" << element << ">\n";
+}
+
+bool has_polygons(const World& world) {
+  return std::any_of(world.bodies.begin(), world.bodies.end(), [](const RigidBody& b) {
+    return std::holds_alternative<Polygon>(b.shape.geometry);
+  });
 }
 
 const std::filesystem::path& make_output_directory(const std::filesystem::path& directory) {
@@ -157,6 +168,45 @@ void write_particles_vtp(std::ostream& out, const World& world) {
   out << "      </PointData>\n";
   write_points(out, points);
   write_cells(out, "Verts", n, 1);
+  end_piece(out);
+}
+
+void write_polygons_vtp(std::ostream& out, const World& world) {
+  std::vector<const RigidBody*> bodies;
+  std::vector<long> ids;
+  std::vector<Vec3> points;
+  std::vector<std::size_t> ends;  // offsets: one past the last point of each cell
+  for (std::size_t i = 0; i < world.bodies.size(); ++i) {
+    const RigidBody& b = world.bodies[i];
+    const auto* polygon = std::get_if<Polygon>(&b.shape.geometry);
+    if (!polygon) continue;
+    bodies.push_back(&b);
+    ids.push_back(static_cast<long>(i));
+    for (const Vec2& v : polygon->outline)
+      points.push_back(b.position + b.orientation * (b.shape.offset + Vec3(v.x(), v.y(), 0.0)));
+    ends.push_back(points.size());
+  }
+  const std::size_t n = bodies.size();
+  begin_piece(out, points.size(), 0, 0, n);
+  out << "      <CellData Scalars=\"body\" Vectors=\"velocity\">\n";
+  data_array(out, "Int64", "body", 1, n, [&](std::size_t k, int) { return double(ids[k]); });
+  data_array(out, "Float64", "velocity", 3, n,
+             [&](std::size_t k, int c) { return bodies[k]->linear_velocity(c); });
+  data_array(out, "Float64", "angular_velocity", 3, n,
+             [&](std::size_t k, int c) { return bodies[k]->angular_velocity(c); });
+  data_array(out, "Int32", "pieces", 1, n, [&](std::size_t k, int) {
+    return double(std::get<Polygon>(bodies[k]->shape.geometry).pieces.size());
+  });
+  data_array(out, "Int32", "motion", 1, n,
+             [&](std::size_t k, int) { return double(motion_code(bodies[k]->motion)); });
+  out << "      </CellData>\n";
+  write_points(out, points);
+  out << "      <Polys>\n";
+  data_array(out, "Int64", "connectivity", 1, points.size(),
+             [](std::size_t k, int) { return static_cast<double>(k); });
+  data_array(out, "Int64", "offsets", 1, n,
+             [&](std::size_t k, int) { return static_cast<double>(ends[k]); });
+  out << "      </Polys>\n";
   end_piece(out);
 }
 
@@ -237,6 +287,11 @@ void VtkWriter::write(const World& world, long step, const StepReport* report, d
              [&](std::ostream& out) { write_contact_network_vtp(out, world, report, time_step); });
   particles_.add(world.time, particles);
   contacts_.add(world.time, contacts);
+  if (!polygons_ && !has_polygons(world)) return;
+  if (!polygons_) polygons_.emplace(directory_ / "polygons.pvd");
+  const std::string polygons = numbered("polygons", step);
+  write_file(directory_ / polygons, [&](std::ostream& out) { write_polygons_vtp(out, world); });
+  polygons_->add(world.time, polygons);
 }
 
 }  // namespace moreau

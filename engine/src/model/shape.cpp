@@ -94,6 +94,18 @@ MassProperties capsule_mass(const Capsule& c, double density, Dimension dimensio
   return out;
 }
 
+// Prism of unit thickness over the outline: m = rho A, I_zz = rho J_centroid (Green's theorem).
+MassProperties polygon_mass(const Polygon& p, double density, Dimension dimension) {
+  if (dimension != Dimension::two)
+    throw InputError("mass_properties: a polygon is a 2D shape; the world is 3D");
+  if (p.outline.empty() || p.pieces.empty())
+    throw InputError("mass_properties: polygon without an outline (build it with make_polygon)");
+  MassProperties out;
+  out.mass = density * polygon_area(p.outline);
+  out.inertia = planar_inertia(density * polygon_polar_moment(p.outline));
+  return out;
+}
+
 }  // namespace
 
 std::string shape_name(const ShapeGeometry& geometry) {
@@ -104,6 +116,7 @@ std::string shape_name(const ShapeGeometry& geometry) {
         if constexpr (std::is_same_v<G, HalfSpace>) return "half-space";
         if constexpr (std::is_same_v<G, Box>) return "box";
         if constexpr (std::is_same_v<G, Capsule>) return "capsule";
+        if constexpr (std::is_same_v<G, Polygon>) return "polygon";
       },
       geometry);
 }
@@ -116,6 +129,7 @@ double bounding_radius(const ShapeGeometry& geometry) {
         if constexpr (std::is_same_v<G, HalfSpace>) return std::numeric_limits<double>::infinity();
         if constexpr (std::is_same_v<G, Box>) return g.half_extents.norm();
         if constexpr (std::is_same_v<G, Capsule>) return g.half_length + g.radius;
+        if constexpr (std::is_same_v<G, Polygon>) return g.radius;
       },
       geometry);
 }
@@ -128,6 +142,7 @@ MassProperties mass_properties(const ShapeGeometry& geometry, double density, Di
         if constexpr (std::is_same_v<G, Sphere>) return sphere_mass(g, density, dimension);
         if constexpr (std::is_same_v<G, Box>) return box_mass(g, density, dimension);
         if constexpr (std::is_same_v<G, Capsule>) return capsule_mass(g, density, dimension);
+        if constexpr (std::is_same_v<G, Polygon>) return polygon_mass(g, density, dimension);
         if constexpr (std::is_same_v<G, HalfSpace>)
           throw InputError("mass_properties: a half-space is unbounded and has no finite mass");
       },

@@ -94,6 +94,14 @@ void World::validate() const {
             if (!(g.half_length >= 0.0) || !(g.radius >= 0.0) || !std::isfinite(g.half_length) ||
                 !std::isfinite(g.radius))
               fail(i, "capsule half_length and radius must be >= 0");
+          } else if constexpr (std::is_same_v<G, Polygon>) {
+            if (dimension != Dimension::two) fail(i, "a polygon is a 2D shape; the world is 3D");
+            if (g.pieces.empty()) fail(i, "polygon without pieces (build it with make_polygon)");
+            try {
+              check_outline(g.outline);
+            } catch (const InputError& e) {
+              fail(i, e.what());
+            }
           }
         },
         b.shape.geometry);

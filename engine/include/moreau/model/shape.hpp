@@ -1,10 +1,11 @@
 #pragma once
-// Contact geometry attached to a rigid body. All shapes are convex; their axes are the
-// body's axes and their centre sits at `offset` in the body frame.
+// Contact geometry attached to a rigid body. All shapes but the polygon are convex; their axes
+// are the body's axes and their centre sits at `offset` in the body frame.
 #include <string>
 #include <variant>
 
 #include "moreau/core/types.hpp"
+#include "moreau/model/polygon.hpp"
 
 namespace moreau {
 
@@ -31,7 +32,9 @@ struct Capsule {
   double radius = 0.0;       // m
 };
 
-using ShapeGeometry = std::variant<Sphere, HalfSpace, Box, Capsule>;
+// Polygon (2D worlds only): a convex polygon or a non-convex particle made of convex pieces,
+// see moreau/model/polygon.hpp; its centre is its area centroid.
+using ShapeGeometry = std::variant<Sphere, HalfSpace, Box, Capsule, Polygon>;
 
 struct Shape {
   ShapeGeometry geometry = Sphere{};
@@ -46,7 +49,9 @@ double bounding_radius(const ShapeGeometry& geometry);
 
 // Mass properties of a homogeneous solid of the given density: mass and principal inertia
 // about the shape centre (body axes). A 2D world treats disks and boxes as prisms of unit
-// thickness. Throws InputError for shapes without a volume (half-space, zero radius).
+// thickness, and so polygons, whose mass and polar moment come exactly from their outline.
+// Throws InputError for shapes without a volume (half-space, zero radius) and for a polygon
+// in a 3D world.
 struct MassProperties {
   double mass = 0.0;
   Mat3 inertia = Mat3::Zero();

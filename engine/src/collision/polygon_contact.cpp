@@ -1,0 +1,334 @@
+// Narrow phase of 2D polygons: see polygon_contact.hpp for what is computed and why.
+#include "polygon_contact.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+namespace moreau::polygon_contact {
+namespace {
+
+// Squared distance below which two closest points count as coincident; the normal then comes
+// from the separating face instead of their difference.
+constexpr double kCoincident = 1e-24;
+// Overlap ends closer than this fraction of the two face lengths count as one point, and an
+// overlap shorter than that gives no second contact.
+constexpr double kOverlapFraction = 1e-9;
+// Point pairs of one body pair whose points agree to this fraction of the particle size are
+// one contact (two pieces sharing an outline vertex both find it).
+constexpr double kDuplicateFraction = 1e-9;
+
+// A convex piece placed in the world, with the outward unit normal of each edge k (k -> k + 1).
+struct Piece {
+  std::vector<Vec2> vertex;
+  std::vector<Vec2> normal;
+  const std::vector<char>* external = nullptr;
+  Vec2 centre = Vec2::Zero();
+  double radius = 0.0;
+  int size() const { return static_cast<int>(vertex.size()); }
+  const Vec2& next(int k) const { return vertex[(k + 1) % size()]; }
+};
+
+Piece place(const ConvexPiece& piece, const Placement& p) {
+  Piece out{{}, {}, &piece.external, p.rotation * piece.centre + p.translation, piece.radius};
+  for (const Vec2& v : piece.vertices) out.vertex.push_back(p.rotation * v + p.translation);
+  for (int k = 0; k < out.size(); ++k) {
+    const Vec2 edge = out.next(k) - out.vertex[k];
+    out.normal.push_back(Vec2(edge.y(), -edge.x()).normalized());  // outward for CCW
+  }
+  return out;
+}
+
+struct Face {
+  double separation = -std::numeric_limits<double>::infinity();
+  int edge = -1;
+};
+
+// Separating axis test over the edges of p: the largest, over edges k, of the smallest
+// n_k.(w - p_k) over the vertices w of q. Positive: the pieces are apart by at least that much.
+Face best_face(const Piece& p, const Piece& q, bool external_only) {
+  Face best;
+  for (int k = 0; k < p.size(); ++k) {
+    if (external_only && !(*p.external)[k]) continue;
+    double lowest = std::numeric_limits<double>::infinity();
+    for (const Vec2& w : q.vertex) lowest = std::min(lowest, p.normal[k].dot(w - p.vertex[k]));
+    if (lowest > best.separation) best = Face{lowest, k};
+  }
+  return best;
+}
+
+// Vertex of p farthest along d (lowest index on ties).
+int support_vertex(const Piece& p, const Vec2& d) {
+  int best = 0;
+  for (int k = 1; k < p.size(); ++k)
+    if (d.dot(p.vertex[k]) > d.dot(p.vertex[best])) best = k;
+  return best;
+}
+
+// Edge of p whose outward normal is closest to d.
+int facing_edge(const Piece& p, const Vec2& d) {
+  int best = 0;
+  for (int k = 1; k < p.size(); ++k)
+    if (d.dot(p.normal[k]) > d.dot(p.normal[best])) best = k;
+  return best;
+}
+
+// Closest point of the outline of a piece to x; `inside_particle` when it lies inside a
+// diagonal of the decomposition (not on the particle's outline: every piece corner is an
+// outline vertex, so only the open diagonal is inside).
+struct Nearest {
+  Vec2 point;
+  double distance2 = std::numeric_limits<double>::infinity();
+  bool inside_particle = false;
+};
+
+Nearest closest_on_outline(const Piece& p, const Vec2& x) {
+  Nearest best;
+  for (int k = 0; k < p.size(); ++k) {
+    const Vec2 d = p.next(k) - p.vertex[k];
+    const double t = d.dot(x - p.vertex[k]) / d.squaredNorm();
+    const Vec2 q = p.vertex[k] + std::clamp(t, 0.0, 1.0) * d;
+    const double d2 = (q - x).squaredNorm();
+    if (d2 < best.distance2) best = Nearest{q, d2, !(*p.external)[k] && t > 0.0 && t < 1.0};
+  }
+  return best;
+}
+
+// Closest points of two disjoint convex pieces: for convex polygons the minimum is reached
+// between a vertex of one and an edge of the other. False when they lie inside a diagonal of
+// a non-convex particle: the pair is then not a contact of the particles' outlines (the piece
+// across that diagonal is nearer and reports the contact).
+bool closest_points(const Piece& a, const Piece& b, Vec2& on_a, Vec2& on_b) {
+  Nearest best;
+  for (const Vec2& w : b.vertex) {
+    const Nearest q = closest_on_outline(a, w);
+    if (q.distance2 < best.distance2) best = q, on_a = q.point, on_b = w;
+  }
+  for (const Vec2& w : a.vertex) {
+    const Nearest q = closest_on_outline(b, w);
+    if (q.distance2 < best.distance2) best = q, on_a = w, on_b = q.point;
+  }
+  return !best.inside_particle;
+}
+
+// Point of the segment [p0, p1] whose tangential coordinate t.x is s.
+Vec2 at_tangential(const Vec2& p0, const Vec2& p1, const Vec2& t, double s) {
+  return p0 + (s - t.dot(p0)) / t.dot(p1 - p0) * (p1 - p0);
+}
+
+// The two ends of the overlap of face e of a and face f of b, seen along n (from a to b), as
+// point pairs with their gaps along n. Fewer when the overlap is shorter than the tolerance.
+int overlap_ends(const Piece& a, int e, const Piece& b, int f, const Vec2& n,
+                 std::array<PointPair, 2>& ends) {
+  const Vec2 t(-n.y(), n.x());
+  const Vec2 &a0 = a.vertex[e], &a1 = a.next(e), &b0 = b.vertex[f], &b1 = b.next(f);
+  const double lo = std::max(std::min(t.dot(a0), t.dot(a1)), std::min(t.dot(b0), t.dot(b1)));
+  const double hi = std::min(std::max(t.dot(a0), t.dot(a1)), std::max(t.dot(b0), t.dot(b1)));
+  if (!(hi - lo > kOverlapFraction * ((a1 - a0).norm() + (b1 - b0).norm()))) return 0;
+  int count = 0;
+  for (const double s : {lo, hi}) {
+    const Vec2 pa = at_tangential(a0, a1, t, s);
+    const Vec2 pb = at_tangential(b0, b1, t, s);
+    ends[count++] = PointPair{n, pa, pb, n.dot(pb - pa)};
+  }
+  return count;
+}
+
+// The far end of the overlap of the two faces that meet along `primary`, as a second contact.
+void far_end_of_faces(const Piece& a, const Piece& b, const PointPair& primary, double margin,
+                      std::vector<PointPair>& out) {
+  const Vec2& n = primary.normal;
+  const int e = facing_edge(a, n);
+  const int f = facing_edge(b, -n);
+  if (!(*a.external)[e] || !(*b.external)[f]) return;  // a diagonal is no face of the particle
+  std::array<PointPair, 2> ends;
+  const int count = overlap_ends(a, e, b, f, n, ends);
+  if (count < 2) return;
+  const Vec2 t(-n.y(), n.x());
+  const double tolerance = kOverlapFraction * std::abs(t.dot(ends[1].point_a - ends[0].point_a));
+  for (int k = 0; k < count; ++k)
+    if (std::abs(t.dot(ends[k].point_a - primary.point_a)) > tolerance && ends[k].gap < margin)
+      out.push_back(ends[k]);
+}
+
+// The deepest point of an overlap whose least-overlap axis is the normal of face e of a (n from
+// a to b): the corner of b deepest along -n when it lies over face e (the exact depth), else the
+// deeper end of the overlap of face e with b's facing face (a corner of b beyond the end of e,
+// inside a at an obtuse corner; the depth there is measured at the end of e).
+PointPair deepest_over_face(const Piece& a, int e, const Piece& b, const Vec2& n,
+                            double separation) {
+  const Vec2 pb = b.vertex[support_vertex(b, -n)];
+  const Vec2 t(-n.y(), n.x());
+  const double lo = std::min(t.dot(a.vertex[e]), t.dot(a.next(e)));
+  const double hi = std::max(t.dot(a.vertex[e]), t.dot(a.next(e)));
+  const double slack = kOverlapFraction * (hi - lo);
+  PointPair deepest{n, pb - separation * n, pb, separation};
+  if (t.dot(pb) >= lo - slack && t.dot(pb) <= hi + slack) return deepest;
+  std::array<PointPair, 2> ends;
+  const int count = overlap_ends(a, e, b, facing_edge(b, -n), n, ends);
+  if (count == 0) return deepest;
+  return ends[0].gap <= ends[1].gap ? ends[0] : ends[1];
+}
+
+PointPair flipped(const PointPair& p) { return PointPair{-p.normal, p.point_b, p.point_a, p.gap}; }
+
+void convex_pair(const Piece& a, const Piece& b, double margin, std::vector<PointPair>& out) {
+  const Face face_a = best_face(a, b, false);
+  const Face face_b = best_face(b, a, false);
+  const double separation = std::max(face_a.separation, face_b.separation);
+  if (!(separation < margin)) return;  // the distance is at least the separation
+  PointPair primary;
+  if (separation > 0.0) {
+    Vec2 on_a = a.vertex[0], on_b = b.vertex[0];
+    if (!closest_points(a, b, on_a, on_b)) return;
+    const double d2 = (on_b - on_a).squaredNorm();
+    const double distance = std::sqrt(d2);
+    if (!(distance < margin)) return;
+    const Vec2 n = d2 > kCoincident                         ? Vec2((on_b - on_a) / distance)
+                   : face_a.separation >= face_b.separation ? a.normal[face_a.edge]
+                                                            : Vec2(-b.normal[face_b.edge]);
+    primary = PointPair{n, on_a, on_b, distance};
+  } else {
+    // Overlap: the least-overlap axis among the faces on the particles' outlines (a piece with
+    // no outline edge, possible only inside a non-convex particle, falls back to all faces).
+    Face ref_a = best_face(a, b, true);
+    Face ref_b = best_face(b, a, true);
+    if (ref_a.edge < 0 && ref_b.edge < 0) ref_a = face_a, ref_b = face_b;
+    primary =
+        ref_a.separation >= ref_b.separation
+            ? deepest_over_face(a, ref_a.edge, b, a.normal[ref_a.edge], ref_a.separation)
+            : flipped(deepest_over_face(b, ref_b.edge, a, b.normal[ref_b.edge], ref_b.separation));
+  }
+  if (!(primary.gap < margin)) return;  // an end of the faces standing in for the deepest corner
+  const std::size_t first = out.size();
+  out.push_back(primary);
+  far_end_of_faces(a, b, primary, margin, out);
+  // The two ends of a face pair in the order of their tangential coordinate, not by depth, so
+  // that a face rocking on a face keeps its contacts in the same order from step to step (warm
+  // starts and per-contact histories match contacts by their order within the pair).
+  if (out.size() == first + 2) {
+    const Vec2 t(-primary.normal.y(), primary.normal.x());
+    if (t.dot(out[first + 1].point_a) < t.dot(out[first].point_a))
+      std::swap(out[first], out[first + 1]);
+  }
+}
+
+void disk_piece(const Vec2& c, double r, const Piece& p, double margin,
+                std::vector<PointPair>& out) {
+  Face inside;  // largest n_k.(c - p_k): positive outside, minus the depth inside
+  Face inside_external;
+  for (int k = 0; k < p.size(); ++k) {
+    const double s = p.normal[k].dot(c - p.vertex[k]);
+    if (s > inside.separation) inside = Face{s, k};
+    if ((*p.external)[k] && s > inside_external.separation) inside_external = Face{s, k};
+  }
+  if (!(inside.separation - r < margin)) return;
+  if (inside.separation > 0.0) {
+    const Nearest nearest = closest_on_outline(p, c);
+    if (nearest.inside_particle) return;  // the piece across the diagonal reports it
+    const Vec2 q = nearest.point;
+    const double distance = std::sqrt(nearest.distance2);
+    if (!(distance - r < margin)) return;
+    const Vec2 n = (q - c) / distance;  // > 0: the centre is outside
+    out.push_back(PointPair{n, c + r * n, q, distance - r});
+    return;
+  }
+  const Face ref = inside_external.edge >= 0 ? inside_external : inside;
+  const Vec2 outward = p.normal[ref.edge];
+  out.push_back(
+      PointPair{-outward, c - r * outward, c - ref.separation * outward, ref.separation - r});
+}
+
+// Appends the pairs of `found` that no earlier pair of out[first..] duplicates.
+void append_unique(std::vector<PointPair>& out, std::size_t first,
+                   const std::vector<PointPair>& found, double scale) {
+  const double tolerance2 = std::pow(kDuplicateFraction * scale, 2);
+  for (const PointPair& q : found) {
+    bool duplicate = false;
+    for (std::size_t k = first; k < out.size() && !duplicate; ++k)
+      duplicate = (out[k].point_a - q.point_a).squaredNorm() <= tolerance2 &&
+                  (out[k].point_b - q.point_b).squaredNorm() <= tolerance2;
+    if (!duplicate) out.push_back(q);
+  }
+}
+
+}  // namespace
+
+void polygon_polygon(const Polygon& a, const Placement& pa, const Polygon& b, const Placement& pb,
+                     double margin, std::vector<PointPair>& out) {
+  const std::size_t first = out.size();
+  // Pieces are placed only when their bounding circles come within the margin of a piece of
+  // the other particle; most pairs of pieces of two touching particles are culled so.
+  auto centre = [](const ConvexPiece& piece, const Placement& p) {
+    return Vec2(p.rotation * piece.centre + p.translation);
+  };
+  std::vector<Vec2> centres_b;
+  for (const ConvexPiece& piece : b.pieces) centres_b.push_back(centre(piece, pb));
+  std::vector<Piece> placed_b(b.pieces.size());
+  std::vector<PointPair> found;
+  for (const ConvexPiece& piece : a.pieces) {
+    const Vec2 centre_a = centre(piece, pa);
+    Piece piece_a;
+    for (std::size_t j = 0; j < b.pieces.size(); ++j) {
+      const double reach = piece.radius + b.pieces[j].radius + margin;
+      if ((centre_a - centres_b[j]).squaredNorm() > reach * reach) continue;
+      if (piece_a.vertex.empty()) piece_a = place(piece, pa);
+      if (placed_b[j].vertex.empty()) placed_b[j] = place(b.pieces[j], pb);
+      found.clear();
+      convex_pair(piece_a, placed_b[j], margin, found);
+      append_unique(out, first, found, a.radius + b.radius);
+    }
+  }
+}
+
+void disk_polygon(const Vec2& centre, double radius, const Polygon& b, const Placement& pb,
+                  double margin, std::vector<PointPair>& out) {
+  const std::size_t first = out.size();
+  std::vector<PointPair> found;
+  for (const ConvexPiece& piece : b.pieces) {
+    const Piece p = place(piece, pb);
+    const double reach = p.radius + radius + margin;
+    if ((p.centre - centre).squaredNorm() > reach * reach) continue;
+    found.clear();
+    disk_piece(centre, radius, p, margin, found);
+    append_unique(out, first, found, b.radius + radius);
+  }
+}
+
+// The outline vertices below the margin that matter: the two extreme ones along the wall (the
+// ends of the supporting set) and the deepest (the exact signed distance), each once, in vertex
+// order. A face on the wall gives its two end vertices.
+void polygon_halfspace(const Polygon& a, const Placement& pa, const Vec2& point, const Vec2& normal,
+                       double margin, std::vector<PointPair>& out) {
+  const Vec2 t(-normal.y(), normal.x());
+  const int n = static_cast<int>(a.outline.size());
+  std::vector<Vec2> w(n);
+  std::vector<double> height(n);
+  int deepest = -1, lowest_t = -1, highest_t = -1;
+  for (int k = 0; k < n; ++k) {
+    w[k] = pa.rotation * a.outline[k] + pa.translation;
+    height[k] = normal.dot(w[k] - point);
+    if (!(height[k] < margin)) continue;
+    if (deepest < 0 || height[k] < height[deepest]) deepest = k;
+    if (lowest_t < 0 || t.dot(w[k]) < t.dot(w[lowest_t])) lowest_t = k;
+    if (highest_t < 0 || t.dot(w[k]) > t.dot(w[highest_t])) highest_t = k;
+  }
+  if (deepest < 0) return;
+  // The deepest vertex joins the two extreme ones only when it is deeper than both by more than
+  // round-off (a flat face on the wall has its extremes as deep as any vertex).
+  const double tie = kDuplicateFraction * a.radius;
+  std::vector<int> chosen{lowest_t, highest_t};
+  if (height[deepest] < std::min(height[lowest_t], height[highest_t]) - tie)
+    chosen.push_back(deepest);
+  std::sort(chosen.begin(), chosen.end());
+  chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());
+  for (const int k : chosen)
+    out.push_back(PointPair{-normal, w[k], w[k] - height[k] * normal, height[k]});
+}
+
+Polygon box_polygon(const Vec2& h) {
+  return make_polygon({Vec2(-h.x(), -h.y()), Vec2(h.x(), -h.y()), h, Vec2(-h.x(), h.y())});
+}
+
+}  // namespace moreau::polygon_contact

@@ -1,0 +1,795 @@
+// 2D polygons and non-convex particles: mass properties against closed forms and numerical
+// integration, narrow-phase gaps, normals and points against brute force on densely sampled
+// outlines, several contacts per pair (a face on a wall or on a face), pair antisymmetry, the
+// broad phase, the shape families, VTK output and bad input.
+#define BOOST_TEST_MODULE polygon
+#include "moreau/model/polygon.hpp"
+
+#include <algorithm>
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "moreau/collision/collision_detector.hpp"
+#include "moreau/core/error.hpp"
+#include "moreau/integrator/time_stepper.hpp"
+#include "moreau/io/vtk_writer.hpp"
+#include "moreau/model/shape.hpp"
+#include "moreau/model/shape_families.hpp"
+#include "moreau/model/world.hpp"
+
+namespace moreau {
+namespace {
+
+using std::numbers::pi;
+
+// Closed forms and exact geometry agree up to a few roundings of O(1) numbers.
+constexpr double kTol = 1e-12;
+
+double cross(const Vec2& a, const Vec2& b) { return a.x() * b.y() - a.y() * b.x(); }
+
+Polygon regular(int corners, double circumradius, double phase = 0.0) {
+  std::vector<Vec2> outline;
+  for (int k = 0; k < corners; ++k) {
+    const double phi = phase + 2.0 * pi * k / corners;
+    outline.emplace_back(circumradius * std::cos(phi), circumradius * std::sin(phi));
+  }
+  return make_polygon(outline);
+}
+
+// A U-shaped (non-convex) particle: two legs of width 1 and height 2 joined by a 3 x 1 base.
+Polygon u_shape() {
+  return make_polygon({Vec2(0, 0), Vec2(3, 0), Vec2(3, 3), Vec2(2, 3), Vec2(2, 1), Vec2(1, 1),
+                       Vec2(1, 3), Vec2(0, 3)});
+}
+
+World planar_world() {
+  World world;
+  world.dimension = Dimension::two;
+  world.gravity = Vec3(0.0, -9.81, 0.0);
+  return world;
+}
+
+int add(World& world, const ShapeGeometry& geometry, const Vec2& position, double angle = 0.0,
+        Motion motion = Motion::dynamic) {
+  RigidBody body;
+  body.name = "p";
+  body.name += std::to_string(world.bodies.size());
+  body.motion = motion;
+  body.position = Vec3(position.x(), position.y(), 0.0);
+  body.orientation = Quat(Eigen::AngleAxisd(angle, Vec3::UnitZ()));
+  body.shape.geometry = geometry;
+  return world.add_body(body);
+}
+
+int add_floor(World& world, double height = 0.0) {
+  return add(world, HalfSpace{Vec3::UnitY()}, Vec2(0.0, height), 0.0, Motion::fixed);
+}
+
+std::vector<Contact> contacts_between(const World& world, int a, int b, double margin) {
+  std::vector<Contact> out;
+  narrow_phase(world, a, b, margin, out);
+  return out;
+}
+
+// The outline of a polygon body in the world.
+std::vector<Vec2> world_outline(const RigidBody& body) {
+  std::vector<Vec2> out;
+  const Mat3 r = body.orientation.toRotationMatrix();
+  for (const Vec2& v : std::get<Polygon>(body.shape.geometry).outline) {
+    const Vec3 w = body.position + r * Vec3(v.x(), v.y(), 0.0);
+    out.emplace_back(w.x(), w.y());
+  }
+  return out;
+}
+
+// Points along the outline, at most `spacing` apart (every vertex included).
+std::vector<Vec2> sample(const std::vector<Vec2>& outline, double spacing) {
+  std::vector<Vec2> out;
+  for (std::size_t k = 0; k < outline.size(); ++k) {
+    const Vec2 a = outline[k], b = outline[(k + 1) % outline.size()];
+    const int steps = std::max(1, static_cast<int>(std::ceil((b - a).norm() / spacing)));
+    for (int s = 0; s < steps; ++s) out.push_back(a + (b - a) * (double(s) / steps));
+  }
+  return out;
+}
+
+double distance_to_outline(const std::vector<Vec2>& outline, const Vec2& x) {
+  double best = std::numeric_limits<double>::infinity();
+  for (std::size_t k = 0; k < outline.size(); ++k) {
+    const Vec2 a = outline[k], d = outline[(k + 1) % outline.size()] - a;
+    const double t = std::clamp(d.dot(x - a) / d.squaredNorm(), 0.0, 1.0);
+    best = std::min(best, (a + t * d - x).norm());
+  }
+  return best;
+}
+
+// Crossing-number point-in-polygon test.
+bool inside(const std::vector<Vec2>& outline, const Vec2& x) {
+  bool in = false;
+  for (std::size_t i = 0, j = outline.size() - 1; i < outline.size(); j = i++) {
+    const Vec2 &a = outline[i], &b = outline[j];
+    if ((a.y() > x.y()) != (b.y() > x.y()) &&
+        x.x() < (b.x() - a.x()) * (x.y() - a.y()) / (b.y() - a.y()) + a.x())
+      in = !in;
+  }
+  return in;
+}
+
+double perimeter(const std::vector<Vec2>& outline) {
+  double sum = 0.0;
+  for (std::size_t k = 0; k < outline.size(); ++k)
+    sum += (outline[(k + 1) % outline.size()] - outline[k]).norm();
+  return sum;
+}
+
+double support(const std::vector<Vec2>& outline, const Vec2& d) {
+  double best = -std::numeric_limits<double>::infinity();
+  for (const Vec2& v : outline) best = std::max(best, d.dot(v));
+  return best;
+}
+
+// Overlap of two convex outlines along the unit direction d: h_A(d) + h_B(-d). Its minimum
+// over d is the penetration depth; it is negative along a separating direction.
+double overlap_along(const std::vector<Vec2>& a, const std::vector<Vec2>& b, const Vec2& d) {
+  return support(a, d) + support(b, -d);
+}
+
+// Outward unit normals of the edges of an outline (counter-clockwise).
+std::vector<Vec2> edge_normals(const std::vector<Vec2>& outline) {
+  std::vector<Vec2> out;
+  for (std::size_t k = 0; k < outline.size(); ++k) {
+    const Vec2 e = outline[(k + 1) % outline.size()] - outline[k];
+    out.push_back(Vec2(e.y(), -e.x()).normalized());
+  }
+  return out;
+}
+
+bool is_one_of(const Vec2& n, const std::vector<Vec2>& normals, double sign) {
+  return std::any_of(normals.begin(), normals.end(),
+                     [&](const Vec2& m) { return (n - sign * m).norm() <= 1e-9; });
+}
+
+Vec2 in_plane(const Vec3& v) { return Vec2(v.x(), v.y()); }
+
+bool message_has(const InputError& e, const std::string& part) {
+  const bool found = std::string(e.what()).find(part) != std::string::npos;
+  if (!found) BOOST_TEST_MESSAGE("message was: " << e.what());
+  return found;
+}
+
+void expect_outline_error(const std::vector<Vec2>& outline, const std::string& part) {
+  BOOST_CHECK_EXCEPTION(make_polygon(outline), InputError,
+                        [&](const InputError& e) { return message_has(e, part); });
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(mass_properties_of_polygons)
+
+BOOST_AUTO_TEST_CASE(square_and_rectangle_match_closed_forms_and_the_box) {
+  // Square of side a: m = rho a^2, I = m a^2 / 6 about the centre.
+  const double a = 0.3, rho = 2500.0;
+  const Polygon square =
+      make_polygon({Vec2(1, 1), Vec2(1 + a, 1), Vec2(1 + a, 1 + a), Vec2(1, 1 + a)});
+  const MassProperties m = mass_properties(square, rho, Dimension::two);
+  BOOST_TEST(std::abs(m.mass - rho * a * a) <= kTol * m.mass);
+  BOOST_TEST(std::abs(m.inertia(2, 2) - m.mass * a * a / 6.0) <= kTol * m.inertia(2, 2));
+  // A 2 x 0.5 rectangle as a polygon and as a box.
+  const Polygon rectangle =
+      make_polygon({Vec2(-1, -0.25), Vec2(1, -0.25), Vec2(1, 0.25), Vec2(-1, 0.25)});
+  const MassProperties p = mass_properties(rectangle, rho, Dimension::two);
+  const MassProperties b = mass_properties(Box{Vec3(1.0, 0.25, 1.0)}, rho, Dimension::two);
+  BOOST_TEST(std::abs(p.mass - b.mass) <= kTol * b.mass);
+  BOOST_TEST(std::abs(p.inertia(2, 2) - b.inertia(2, 2)) <= kTol * b.inertia(2, 2));
+}
+
+BOOST_AUTO_TEST_CASE(right_triangle_centroid_and_polar_moment) {
+  // Legs b along x and h along y: centroid (b/3, h/3), J_c = b h (b^2 + h^2) / 36.
+  const double b = 0.6, h = 0.2;
+  Vec2 centroid;
+  const Polygon triangle = make_polygon({Vec2(0, 0), Vec2(b, 0), Vec2(0, h)}, &centroid);
+  BOOST_TEST((centroid - Vec2(b / 3.0, h / 3.0)).norm() <= kTol);
+  BOOST_TEST(std::abs(polygon_area(triangle.outline) - 0.5 * b * h) <= kTol);
+  const double j = b * h * (b * b + h * h) / 36.0;
+  BOOST_TEST(std::abs(polygon_polar_moment(triangle.outline) - j) <= kTol * j);
+  const MassProperties m = mass_properties(triangle, 3.0, Dimension::two);
+  BOOST_TEST(std::abs(m.inertia(2, 2) - 3.0 * j) <= kTol * j);
+  BOOST_TEST(outline_centroid(triangle.outline).norm() <= kTol);
+}
+
+BOOST_AUTO_TEST_CASE(non_convex_shapes_against_numerical_integration) {
+  // Midpoint rule on a grid of spacing h with a point-in-polygon test: only cells within h of
+  // the outline can be misclassified, so the area error is below perimeter * h and the polar
+  // moment error below R^2 perimeter * h (R the bounding radius).
+  const ShapeFamilies families = make_shape_families();
+  for (const std::size_t k : {0ul, 5ul, 11ul}) {
+    for (const Polygon* polygon : {&families.non_convex[k], &families.angular[k]}) {
+      const double r = polygon->radius;
+      const int cells = 800;
+      const double h = 2.0 * r / cells;
+      double area = 0.0, moment = 0.0;
+      Vec2 first = Vec2::Zero();
+      for (int i = 0; i < cells; ++i)
+        for (int j = 0; j < cells; ++j) {
+          const Vec2 x(-r + (i + 0.5) * h, -r + (j + 0.5) * h);
+          if (!inside(polygon->outline, x)) continue;
+          area += h * h;
+          moment += h * h * x.squaredNorm();
+          first += h * h * x;
+        }
+      const double band = perimeter(polygon->outline) * h;
+      BOOST_TEST(std::abs(area - polygon_area(polygon->outline)) <= band);
+      BOOST_TEST(std::abs(moment - polygon_polar_moment(polygon->outline)) <= r * r * band);
+      BOOST_TEST(first.norm() <= r * band,
+                 "centroid at the origin, first moment " << first.transpose());
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(convex_pieces_tile_the_outline) {
+  const ShapeFamilies families = make_shape_families();
+  std::vector<Polygon> shapes = families.non_convex;
+  shapes.push_back(u_shape());
+  for (const Polygon& polygon : shapes) {
+    BOOST_TEST(polygon.pieces.size() >= 2u);
+    double area = 0.0;
+    int external = 0;
+    for (const ConvexPiece& piece : polygon.pieces) {
+      const std::size_t n = piece.vertices.size();
+      for (std::size_t k = 0; k < n; ++k) {
+        const Vec2 u = piece.vertices[k] - piece.vertices[(k + n - 1) % n];
+        const Vec2 v = piece.vertices[(k + 1) % n] - piece.vertices[k];
+        BOOST_TEST(cross(u, v) > 0.0, "piece corner " << k << " is not strictly convex");
+        external += piece.external[k];
+        BOOST_TEST(piece.radius >= (piece.vertices[k] - piece.centre).norm());
+      }
+      area += polygon_area(piece.vertices);
+    }
+    BOOST_TEST(std::abs(area - polygon_area(polygon.outline)) <= kTol * area);
+    BOOST_TEST(external == static_cast<int>(polygon.outline.size()),
+               "every outline edge belongs to exactly one piece");
+  }
+  BOOST_TEST(families.angular[3].pieces.size() == 1u);
+  BOOST_TEST(is_convex(families.angular[3]));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(narrow_phase_against_brute_force)
+
+// Random seeded placements of shape pairs drawn from `shapes`, apart or overlapping; the
+// exact geometry is checked against outlines sampled every `spacing`.
+struct PairCase {
+  World world = planar_world();
+  int a = 0, b = 0;
+  std::vector<Vec2> outline_a, outline_b;
+};
+
+PairCase random_pair(const std::vector<Polygon>& shapes, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  PairCase c;
+  const Polygon& pa = shapes[rng() % shapes.size()];
+  const Polygon& pb = shapes[rng() % shapes.size()];
+  const double reach = pa.radius + pb.radius;
+  const double distance = reach * (0.4 + 0.8 * unit(rng));
+  const double direction = 2.0 * pi * unit(rng);
+  c.a = add(c.world, pa, Vec2(0.3, -0.2), 2.0 * pi * unit(rng));
+  c.b =
+      add(c.world, pb, Vec2(0.3, -0.2) + distance * Vec2(std::cos(direction), std::sin(direction)),
+          2.0 * pi * unit(rng));
+  c.outline_a = world_outline(c.world.bodies[c.a]);
+  c.outline_b = world_outline(c.world.bodies[c.b]);
+  return c;
+}
+
+// Sampled distance between two outlines that do not overlap: each sample of one outline to
+// the other outline, both ways. Exceeds the distance by at most spacing / 2.
+double sampled_distance(const std::vector<Vec2>& a, const std::vector<Vec2>& b, double spacing) {
+  double best = std::numeric_limits<double>::infinity();
+  for (const Vec2& x : sample(b, spacing)) best = std::min(best, distance_to_outline(a, x));
+  for (const Vec2& x : sample(a, spacing)) best = std::min(best, distance_to_outline(b, x));
+  return best;
+}
+
+bool overlapping(const std::vector<Vec2>& a, const std::vector<Vec2>& b, double spacing) {
+  for (const Vec2& x : sample(b, spacing))
+    if (inside(a, x)) return true;
+  for (const Vec2& x : sample(a, spacing))
+    if (inside(b, x)) return true;
+  return false;
+}
+
+// Every contact: unit in-plane normal, its two points on the two outlines (to round-off).
+void check_points_on_outlines(const PairCase& c, const std::vector<Contact>& contacts) {
+  for (const Contact& k : contacts) {
+    BOOST_TEST(std::abs(k.normal.norm() - 1.0) <= kTol);
+    BOOST_TEST(k.normal.z() == 0.0);
+    const Vec2 n = in_plane(k.normal);
+    const Vec2 on_a = in_plane(k.point) - 0.5 * k.gap * n;
+    const Vec2 on_b = in_plane(k.point) + 0.5 * k.gap * n;
+    BOOST_TEST(distance_to_outline(c.outline_a, on_a) <= 1e-9, "point on a off its outline");
+    BOOST_TEST(distance_to_outline(c.outline_b, on_b) <= 1e-9, "point on b off its outline");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(separated_pairs_convex_and_non_convex) {
+  const ShapeFamilies families = make_shape_families();
+  std::vector<Polygon> shapes = families.non_convex;
+  shapes.insert(shapes.end(), families.angular.begin(), families.angular.end());
+  std::mt19937_64 rng(13);
+  const double spacing = 2e-4;  // shapes are about 1 wide
+  int tested = 0;
+  for (int trial = 0; trial < 400 && tested < 40; ++trial) {
+    PairCase c = random_pair(shapes, rng);
+    if (overlapping(c.outline_a, c.outline_b, spacing)) continue;
+    const double distance = sampled_distance(c.outline_a, c.outline_b, spacing);
+    if (distance > 0.4) continue;  // keep near pairs
+    ++tested;
+    const double margin = 0.5;
+    const std::vector<Contact> contacts = contacts_between(c.world, c.a, c.b, margin);
+    BOOST_TEST_REQUIRE(!contacts.empty());
+    check_points_on_outlines(c, contacts);
+    double least = std::numeric_limits<double>::infinity();
+    for (const Contact& k : contacts) {
+      least = std::min(least, k.gap);
+      BOOST_TEST(k.gap >= distance - spacing, "no contact is closer than the outlines");
+      BOOST_TEST(k.gap < margin);
+    }
+    BOOST_TEST(std::abs(least - distance) <= spacing,
+               "least gap " << least << " vs sampled " << distance);
+  }
+  BOOST_TEST(tested >= 30);
+}
+
+BOOST_AUTO_TEST_CASE(overlapping_convex_pairs_give_the_penetration_depth) {
+  const ShapeFamilies families = make_shape_families();
+  std::mt19937_64 rng(29);
+  const int directions = 200000;
+  const double step = 2.0 * pi / directions;
+  int tested = 0;
+  for (int trial = 0; trial < 200 && tested < 25; ++trial) {
+    PairCase c = random_pair(families.angular, rng);
+    // Brute force: the least overlap over sampled directions. It exceeds the depth by at most
+    // (R_a + R_b) * step (the overlap is Lipschitz in the angle with that constant).
+    double depth = std::numeric_limits<double>::infinity();
+    for (int k = 0; k < directions; ++k) {
+      const Vec2 d(std::cos(k * step), std::sin(k * step));
+      depth = std::min(depth, overlap_along(c.outline_a, c.outline_b, d));
+    }
+    if (depth <= 0.0) continue;  // apart
+    ++tested;
+    const std::vector<Contact> contacts = contacts_between(c.world, c.a, c.b, 0.0);
+    BOOST_TEST_REQUIRE(!contacts.empty());
+    const double tolerance = (families.angular[0].radius + families.angular[0].radius) * 2.0 * step;
+    const Contact& deepest =
+        *std::min_element(contacts.begin(), contacts.end(),
+                          [](const Contact& x, const Contact& y) { return x.gap < y.gap; });
+    BOOST_TEST(std::abs(deepest.gap + depth) <= tolerance,
+               "gap " << deepest.gap << " depth " << depth);
+    // Along the reported normal the shapes overlap by exactly -gap: it is the least-overlap axis.
+    BOOST_TEST(std::abs(overlap_along(c.outline_a, c.outline_b, in_plane(deepest.normal)) +
+                        deepest.gap) <= 1e-9);
+    for (const Contact& k : contacts) BOOST_TEST(k.gap < 0.0);
+  }
+  BOOST_TEST(tested >= 15);
+}
+
+BOOST_AUTO_TEST_CASE(disk_against_polygon) {
+  const ShapeFamilies families = make_shape_families();
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (int trial = 0; trial < 60; ++trial) {
+    World world = planar_world();
+    const Polygon& shape = families.non_convex[trial % families.non_convex.size()];
+    const double radius = 0.1 + 0.2 * unit(rng);
+    const int disk =
+        add(world, Sphere{radius}, Vec2(1.2 * (2 * unit(rng) - 1), 1.2 * (2 * unit(rng) - 1)));
+    const int polygon = add(world, shape, Vec2::Zero(), 2 * pi * unit(rng));
+    const std::vector<Vec2> outline = world_outline(world.bodies[polygon]);
+    const Vec2 centre = in_plane(world.bodies[disk].position);
+    const double to_outline = distance_to_outline(outline, centre);
+    const bool centre_inside = inside(outline, centre);
+    const std::vector<Contact> contacts = contacts_between(world, disk, polygon, 0.3);
+    if (centre_inside) {
+      // The depth is resolved per piece, always through the outline: the normal is minus the
+      // outward normal of an outline edge, never across a diagonal between pieces.
+      BOOST_TEST(!contacts.empty());
+      for (const Contact& k : contacts)
+        if (k.gap < -radius) BOOST_TEST(is_one_of(in_plane(k.normal), edge_normals(outline), -1.0));
+      continue;
+    }
+    const double gap = to_outline - radius;
+    if (gap >= 0.3) {
+      BOOST_TEST(contacts.empty());
+      continue;
+    }
+    BOOST_TEST_REQUIRE(!contacts.empty());
+    double least = std::numeric_limits<double>::infinity();
+    for (const Contact& k : contacts) {
+      least = std::min(least, k.gap);
+      const Vec2 on_polygon = in_plane(k.point) + 0.5 * k.gap * in_plane(k.normal);
+      BOOST_TEST(distance_to_outline(outline, on_polygon) <= 1e-9);
+      BOOST_TEST((in_plane(k.point) - 0.5 * k.gap * in_plane(k.normal) - centre).norm() - radius <=
+                 1e-9);
+    }
+    BOOST_TEST(std::abs(least - gap) <= 1e-9);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(overlapping_non_convex_pairs_resolve_through_the_outlines) {
+  // Overlaps of non-convex particles are resolved per pair of pieces, with a reference face on
+  // one of the two outlines: each overlapping contact's normal is the outward normal of an
+  // outline edge of a or minus one of b.
+  const ShapeFamilies families = make_shape_families();
+  std::mt19937_64 rng(53);
+  int overlaps = 0;
+  for (int trial = 0; trial < 80; ++trial) {
+    PairCase c = random_pair(families.non_convex, rng);
+    const std::vector<Vec2> normals_a = edge_normals(c.outline_a);
+    const std::vector<Vec2> normals_b = edge_normals(c.outline_b);
+    for (const Contact& k : contacts_between(c.world, c.a, c.b, 0.0)) {
+      ++overlaps;
+      const Vec2 n = in_plane(k.normal);
+      BOOST_TEST((is_one_of(n, normals_a, 1.0) || is_one_of(n, normals_b, -1.0)),
+                 "normal " << n.transpose() << " is no outline normal");
+    }
+  }
+  BOOST_TEST(overlaps > 20);
+}
+
+BOOST_AUTO_TEST_CASE(swapping_the_pair_flips_the_normal) {
+  const ShapeFamilies families = make_shape_families();
+  std::vector<Polygon> shapes = families.non_convex;
+  shapes.insert(shapes.end(), families.angular.begin(), families.angular.end());
+  std::mt19937_64 rng(41);
+  int compared = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    PairCase c = random_pair(shapes, rng);
+    const std::vector<Contact> ab = contacts_between(c.world, c.a, c.b, 0.2);
+    const std::vector<Contact> ba = contacts_between(c.world, c.b, c.a, 0.2);
+    BOOST_TEST_REQUIRE(ab.size() == ba.size());
+    for (std::size_t k = 0; k < ab.size(); ++k) {
+      BOOST_TEST((ab[k].normal + ba[k].normal).norm() <= kTol);
+      BOOST_TEST(ab[k].gap == ba[k].gap);
+      BOOST_TEST((ab[k].point - ba[k].point).norm() <= kTol);
+      BOOST_TEST(ba[k].body_a == c.b);
+      ++compared;
+    }
+    // The same placement with the bodies stored in the other order: the pair is evaluated
+    // with the other polygon first, so this checks the geometry, not just the dispatcher.
+    World swapped = planar_world();
+    const int b = swapped.add_body(c.world.bodies[c.b]);
+    const int a = swapped.add_body(c.world.bodies[c.a]);
+    const std::vector<Contact> again = contacts_between(swapped, a, b, 0.2);
+    BOOST_TEST(again.size() == ab.size());
+    for (const Contact& k : ab) {
+      const bool matched = std::any_of(again.begin(), again.end(), [&](const Contact& m) {
+        return std::abs(m.gap - k.gap) <= 1e-12 && (m.normal - k.normal).norm() <= 1e-9 &&
+               (m.point - k.point).norm() <= 1e-9;
+      });
+      BOOST_TEST(matched, "contact at " << k.point.transpose() << " gap " << k.gap
+                                        << " not found with the bodies stored the other way");
+    }
+  }
+  BOOST_TEST(compared > 20);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(several_contacts_per_pair)
+
+BOOST_AUTO_TEST_CASE(square_resting_on_a_wall_has_two_contacts) {
+  // A unit square whose bottom face is 1e-3 into the floor: two contacts at the bottom
+  // corners, normal from the square into the floor, gap -1e-3.
+  World world = planar_world();
+  const int floor = add_floor(world);
+  const int square = add(world, regular(4, std::sqrt(0.5), pi / 4), Vec2(2.0, 0.5 - 1e-3));
+  const std::vector<Contact> contacts = contacts_between(world, square, floor, 0.0);
+  BOOST_TEST_REQUIRE(contacts.size() == 2u);
+  std::vector<double> xs;
+  for (const Contact& c : contacts) {
+    BOOST_TEST((c.normal - Vec3(0, -1, 0)).norm() <= kTol);
+    BOOST_TEST(std::abs(c.gap + 1e-3) <= kTol);
+    BOOST_TEST(std::abs(c.point.y() + 0.5e-3) <= kTol);
+    xs.push_back(c.point.x());
+  }
+  std::sort(xs.begin(), xs.end());
+  BOOST_TEST(std::abs(xs[0] - 1.5) <= kTol);
+  BOOST_TEST(std::abs(xs[1] - 2.5) <= kTol);
+  // The pair in the other order: the normal points out of the floor.
+  for (const Contact& c : contacts_between(world, floor, square, 0.0))
+    BOOST_TEST((c.normal - Vec3(0, 1, 0)).norm() <= kTol);
+  // Lifted by 2e-3: no contact at margin 0, two at margin 5e-3 with gap 1e-3.
+  world.bodies[square].position.y() = 0.5 + 1e-3;
+  BOOST_TEST(contacts_between(world, square, floor, 0.0).empty());
+  const std::vector<Contact> near = contacts_between(world, square, floor, 5e-3);
+  BOOST_TEST_REQUIRE(near.size() == 2u);
+  for (const Contact& c : near) BOOST_TEST(std::abs(c.gap - 1e-3) <= kTol);
+}
+
+BOOST_AUTO_TEST_CASE(tilted_square_on_a_wall_keeps_the_deepest_corner) {
+  // Tilted by 0.01 rad: the low corner touches; the other bottom corner is sin(0.01) higher
+  // and joins only when the margin exceeds its gap.
+  World world = planar_world();
+  const int floor = add_floor(world);
+  const double tilt = 0.01;
+  const double low = 0.5 * (std::cos(tilt) + std::sin(tilt));  // centre height over the low corner
+  const int square = add(world, regular(4, std::sqrt(0.5), pi / 4), Vec2(0.0, low - 1e-4), tilt);
+  const std::vector<Contact> touching = contacts_between(world, square, floor, 0.0);
+  BOOST_TEST_REQUIRE(touching.size() == 1u);
+  BOOST_TEST(std::abs(touching[0].gap + 1e-4) <= kTol);
+  const std::vector<Contact> both = contacts_between(world, square, floor, 0.02);
+  BOOST_TEST_REQUIRE(both.size() == 2u);
+  const double far = std::max(both[0].gap, both[1].gap);
+  BOOST_TEST(std::abs(far - (std::sin(tilt) - 1e-4)) <= 1e-12);
+}
+
+BOOST_AUTO_TEST_CASE(non_convex_particle_stands_on_both_legs) {
+  // The U shape upside down stands on the tips of its two legs: its lowest vertices are the
+  // leg ends x in {0, 1} and {2, 3}; the extreme ones (x = 0 and x = 3) carry the contacts.
+  World world = planar_world();
+  const int floor = add_floor(world);
+  Vec2 centroid;
+  const Polygon u = make_polygon(u_shape().outline, &centroid);
+  const double tips = u.outline[2].y();  // (3, 3): the leg tips, highest before turning over
+  const int body = add(world, u, Vec2(0.0, tips - 1e-3), pi);
+  const std::vector<Contact> contacts = contacts_between(world, body, floor, 0.0);
+  BOOST_TEST_REQUIRE(contacts.size() == 2u);
+  const double spread = std::abs(contacts[0].point.x() - contacts[1].point.x());
+  BOOST_TEST(std::abs(spread - 3.0) <= kTol);
+  for (const Contact& c : contacts) BOOST_TEST(std::abs(c.gap + 1e-3) <= kTol);
+}
+
+BOOST_AUTO_TEST_CASE(face_on_face_gives_the_two_ends_of_the_overlap) {
+  // A 1 x 1 square on a 4 x 1 plank (a polygon), sunk 1e-3, shifted so it overhangs nothing:
+  // two contacts at the square's bottom corners. Shifted to overhang the plank's end by 0.3:
+  // the ends of the overlap are the plank's corner and the square's inner corner.
+  World world = planar_world();
+  const int plank =
+      add(world, make_polygon({Vec2(-2, -0.5), Vec2(2, -0.5), Vec2(2, 0.5), Vec2(-2, 0.5)}),
+          Vec2::Zero(), 0.0, Motion::fixed);
+  const int square = add(world, regular(4, std::sqrt(0.5), pi / 4), Vec2(0.7, 1.0 - 1e-3));
+  for (const double shift : {0.7, 1.8}) {
+    world.bodies[square].position.x() = shift;
+    const std::vector<Contact> contacts = contacts_between(world, plank, square, 0.0);
+    BOOST_TEST_REQUIRE(contacts.size() == 2u);
+    std::vector<double> xs;
+    for (const Contact& c : contacts) {
+      BOOST_TEST((c.normal - Vec3::UnitY()).norm() <= kTol);
+      BOOST_TEST(std::abs(c.gap + 1e-3) <= kTol);
+      xs.push_back(c.point.x());
+    }
+    std::sort(xs.begin(), xs.end());
+    BOOST_TEST(std::abs(xs[0] - (shift - 0.5)) <= kTol);
+    BOOST_TEST(std::abs(xs[1] - std::min(shift + 0.5, 2.0)) <= kTol);
+  }
+  // Rocking by +-1e-3 rad (either end deeper): the two contacts keep their order along the
+  // face, so that contacts matched by their order within the pair stay the same contacts.
+  world.bodies[square].position.x() = 0.0;
+  for (const double tilt : {1e-3, -1e-3}) {
+    world.bodies[square].orientation = Quat(Eigen::AngleAxisd(tilt, Vec3::UnitZ()));
+    const std::vector<Contact> rocking = contacts_between(world, plank, square, 0.01);
+    BOOST_TEST_REQUIRE(rocking.size() == 2u);
+    BOOST_TEST(rocking[0].point.x() > rocking[1].point.x(), "along t = e_z x n = -e_x");
+    BOOST_TEST((rocking[1].gap < rocking[0].gap) == (tilt > 0.0), "the deeper end changes side");
+  }
+  // A box body against a polygon goes through the same path.
+  World mixed = planar_world();
+  const int box = add(mixed, Box{Vec3(2.0, 0.5, 1.0)}, Vec2::Zero(), 0.0, Motion::fixed);
+  const int on_box = add(mixed, regular(4, std::sqrt(0.5), pi / 4), Vec2(0.7, 1.0 - 1e-3));
+  BOOST_TEST(contacts_between(mixed, box, on_box, 0.0).size() == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(corner_to_corner_gives_one_contact_along_the_corners) {
+  World world = planar_world();
+  const int a = add(world, regular(4, 1.0), Vec2::Zero());    // corners on the axes
+  const int b = add(world, regular(4, 1.0), Vec2(2.5, 0.0));  // corner at x = 1.5
+  const std::vector<Contact> contacts = contacts_between(world, a, b, 1.0);
+  BOOST_TEST_REQUIRE(contacts.size() == 1u);
+  BOOST_TEST(std::abs(contacts[0].gap - 0.5) <= kTol);
+  BOOST_TEST((contacts[0].normal - Vec3::UnitX()).norm() <= kTol);
+  BOOST_TEST((contacts[0].point - Vec3(1.25, 0, 0)).norm() <= kTol);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(polygons_in_the_world)
+
+// Resting on two contacts, a symmetric particle is statically determinate: the semi-implicit
+// Euler CD (seed 000 eq. 13-21, frictionless) gives each contact half the weight. Checked for
+// the square and for the U shape standing on its two legs (the contacts at the leg tips).
+BOOST_AUTO_TEST_CASE(particle_at_rest_on_two_contacts_carries_half_the_weight_on_each) {
+  Vec2 centroid;
+  const Polygon u = make_polygon(u_shape().outline, &centroid);
+  const Polygon square = regular(4, std::sqrt(0.5), pi / 4);
+  for (const bool on_legs : {false, true}) {
+    World world = planar_world();
+    add_floor(world);
+    const Polygon& shape = on_legs ? u : square;
+    const double lowest = on_legs ? u.outline[2].y() : 0.5;  // below the centroid once placed
+    const int body = add(world, shape, Vec2(0.0, lowest + 1e-4), on_legs ? pi : 0.0);
+    const MassProperties mass = mass_properties(shape, 1.0, Dimension::two);
+    world.bodies[body].mass = mass.mass;
+    world.bodies[body].inertia_body = mass.inertia;
+    world.validate();
+    StepOptions options;
+    options.time_step = 1e-3;
+    options.frictional = false;
+    options.collision.margin = 1e-3;
+    options.solver_options.tolerance = 1e-12;
+    TimeStepper stepper(world, options);
+    for (int k = 0; k < 300; ++k) stepper.step();
+    const StepReport& report = stepper.last_report();
+    BOOST_TEST_REQUIRE(report.contacts.size() == 2u);
+    const double half_weight = 0.5 * mass.mass * 9.81 * options.time_step;
+    for (int c = 0; c < 2; ++c)
+      BOOST_TEST(std::abs(report.impulses(c) - half_weight) <= 1e-6 * half_weight,
+                 "impulse " << report.impulses(c) << ", half the weight " << half_weight);
+    BOOST_TEST(std::abs(world.bodies[body].angular_velocity.z()) <= 1e-9);
+    BOOST_TEST(std::abs(world.bodies[body].position.x()) <= 1e-12);
+  }
+}
+
+// Sixteen non-convex particles (one of each shape) dropped into a box settle under the
+// frictional CD stepper (seed 000 eq. 13-21, mu = 0.5): every state stays finite, the settled
+// overlaps are far below the margin and the particles come to rest. The contacts of interlocking
+// non-convex particles (several per pair, concave pockets) are what this exercises.
+BOOST_AUTO_TEST_CASE(non_convex_particles_settle_in_a_box) {
+  const ShapeFamilies families = make_shape_families();
+  World world = planar_world();
+  world.friction = FrictionTable(0.5);
+  add_floor(world);
+  add(world, HalfSpace{Vec3::UnitX()}, Vec2(-0.6, 0.0), 0.0, Motion::fixed);
+  add(world, HalfSpace{-Vec3::UnitX()}, Vec2(4.2, 0.0), 0.0, Motion::fixed);
+  for (int k = 0; k < 16; ++k) {
+    const int body =
+        add(world, families.non_convex[k], Vec2(1.2 * (k % 4), 0.7 + 1.25 * (k / 4)), 0.4 * k);
+    const MassProperties mass = mass_properties(families.non_convex[k], 1.0, Dimension::two);
+    world.bodies[body].mass = mass.mass;
+    world.bodies[body].inertia_body = mass.inertia;
+  }
+  world.validate();
+  StepOptions options;
+  options.time_step = 2e-3;
+  options.collision.margin = 0.01;
+  options.solver_options.max_iterations = 300;
+  options.solver_options.record_history = false;
+  TimeStepper stepper(world, options);
+  // Overlaps at impacts are up to (speed x time step - margin), a few cm after a fall of a
+  // few m; the settled packing of the last steps must have lost them.
+  double deepest = 0.0;
+  for (int k = 0; k < 1500; ++k) {
+    const StepReport& report = stepper.step();
+    if (k < 1400) continue;
+    for (const Contact& c : report.contacts) deepest = std::min(deepest, c.gap);
+  }
+  double fastest = 0.0;
+  for (const RigidBody& b : world.bodies) fastest = std::max(fastest, b.linear_velocity.norm());
+  BOOST_TEST_MESSAGE("settled: deepest overlap " << deepest << " m, fastest " << fastest
+                                                 << " m/s, contacts "
+                                                 << stepper.last_report().contacts.size());
+  BOOST_TEST(deepest > -0.1 * options.collision.margin, "deepest overlap " << deepest);
+  BOOST_TEST(fastest < 1e-2, "fastest particle at the end " << fastest << " m/s");
+  BOOST_TEST(stepper.last_report().contacts.size() >= 16u);
+}
+
+BOOST_AUTO_TEST_CASE(broad_phase_on_bounding_circles_misses_no_pair) {
+  const ShapeFamilies families = make_shape_families();
+  World world = planar_world();
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (int k = 0; k < 150; ++k) {
+    const std::size_t s = rng() % families.non_convex.size();
+    const Vec2 at(12.0 * unit(rng), 12.0 * unit(rng));
+    if (k % 3 == 0)
+      add(world, families.non_convex[s], at, 2 * pi * unit(rng));
+    else if (k % 3 == 1)
+      add(world, families.angular[s], at, 2 * pi * unit(rng));
+    else
+      add(world, Sphere{families.disk_radius[s]}, at);
+  }
+  add_floor(world, 0.5);
+  world.validate();
+  const CollisionOptions options{0.05, 0.0};
+  const std::vector<Contact> found = detect_contacts(world, options);
+  std::vector<Contact> brute;
+  for (int i = 0; i < static_cast<int>(world.bodies.size()); ++i)
+    for (int j = i + 1; j < static_cast<int>(world.bodies.size()); ++j)
+      narrow_phase(world, i, j, options.margin, brute);
+  BOOST_TEST(found.size() == brute.size());
+  BOOST_TEST(found.size() > 20u);
+}
+
+BOOST_AUTO_TEST_CASE(shape_families_are_matched_and_reproducible) {
+  const ShapeFamilies f = make_shape_families();
+  BOOST_TEST(f.non_convex.size() == 16u);
+  BOOST_TEST(f.angular.size() == 16u);
+  BOOST_TEST(f.disk_radius.size() == 16u);
+  for (std::size_t k = 0; k < 16; ++k) {
+    BOOST_TEST(!is_convex(f.non_convex[k]));
+    BOOST_TEST(is_convex(f.angular[k]));
+    BOOST_TEST(f.angular[k].outline.size() >= 5u);
+    BOOST_TEST(f.angular[k].outline.size() <= 8u);
+    const double d = f.mean_diameter[k];
+    BOOST_TEST(std::abs(mean_caliper_diameter(f.non_convex[k]) - d) <= kTol * d);
+    BOOST_TEST(std::abs(mean_caliper_diameter(f.angular[k]) - d) <= kTol * d);
+    BOOST_TEST(f.disk_radius[k] == 0.5 * d);
+    BOOST_TEST(d >= 0.8 - kTol);
+    BOOST_TEST(d <= 1.2 + kTol);
+  }
+  const ShapeFamilies again = make_shape_families();
+  for (std::size_t k = 0; k < 16; ++k)
+    BOOST_TEST(again.non_convex[k].outline == f.non_convex[k].outline);
+  ShapeFamilyOptions other;
+  other.seed = 5;
+  BOOST_TEST(make_shape_families(other).non_convex[0].outline != f.non_convex[0].outline);
+}
+
+BOOST_AUTO_TEST_CASE(vtk_polygons_are_polygon_cells) {
+  World world = planar_world();
+  add_floor(world);
+  add(world, u_shape(), Vec2(0.0, 3.0), 0.3);
+  add(world, regular(5, 1.0), Vec2(4.0, 3.0));
+  add(world, Sphere{0.5}, Vec2(8.0, 3.0));
+  std::ostringstream out;
+  write_polygons_vtp(out, world);
+  const std::string text = out.str();
+  BOOST_TEST(text.find("NumberOfPoints=\"13\"") != std::string::npos);
+  BOOST_TEST(text.find("NumberOfPolys=\"2\"") != std::string::npos);
+  BOOST_TEST(text.find("<Polys>") != std::string::npos);
+  BOOST_TEST(text.find("          8\n          13\n") != std::string::npos, "offsets 8, 13");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(bad_input)
+
+BOOST_AUTO_TEST_CASE(bad_outlines_are_named) {
+  expect_outline_error({Vec2(0, 0), Vec2(1, 0)}, "at least 3 vertices");
+  expect_outline_error({Vec2(0, 0), Vec2(1, 0), Vec2(1, 0), Vec2(0, 1)}, "coincide");
+  expect_outline_error({Vec2(0, 0), Vec2(1, 0), Vec2(2, 0), Vec2(0, 1)}, "collinear");
+  expect_outline_error({Vec2(0, 0), Vec2(2, 0), Vec2(1, 0), Vec2(0, 1)}, "folds");
+  expect_outline_error({Vec2(0, 0), Vec2(1, 1), Vec2(1, 0), Vec2(0, 1)}, "self-intersecting");
+  expect_outline_error({Vec2(0, 0), Vec2(0, 1), Vec2(1, 1), Vec2(1, 0)}, "clockwise");
+  expect_outline_error({Vec2(0, 0), Vec2(1, 0), Vec2(std::nan(""), 1)}, "vertex 2 is not finite");
+  // A vertex touching a non-adjacent edge is a self-intersection too.
+  expect_outline_error({Vec2(0, 0), Vec2(2, 0), Vec2(2, 2), Vec2(1, 0), Vec2(0, 2)},
+                       "self-intersecting");
+}
+
+BOOST_AUTO_TEST_CASE(polygons_are_two_dimensional) {
+  BOOST_CHECK_EXCEPTION(mass_properties(regular(3, 1.0), 1.0, Dimension::three), InputError,
+                        [](const InputError& e) { return message_has(e, "2D shape"); });
+  World world;
+  world.dimension = Dimension::three;
+  add(world, regular(3, 1.0), Vec2::Zero());
+  BOOST_CHECK_EXCEPTION(world.validate(), InputError, [](const InputError& e) {
+    return message_has(e, "body 0 ('p0'): a polygon");
+  });
+  World empty = planar_world();
+  add(empty, Polygon{}, Vec2::Zero());
+  BOOST_CHECK_EXCEPTION(empty.validate(), InputError,
+                        [](const InputError& e) { return message_has(e, "make_polygon"); });
+  BOOST_CHECK_EXCEPTION(mass_properties(regular(3, 1.0), std::nan(""), Dimension::two), InputError,
+                        [](const InputError& e) { return message_has(e, "density"); });
+}
+
+BOOST_AUTO_TEST_CASE(unsupported_pairs_are_refused_by_name) {
+  World world = planar_world();
+  const int rod = add(world, Capsule{0.5, 0.1}, Vec2::Zero());
+  const int polygon = add(world, regular(4, 1.0), Vec2(0.5, 0.0));
+  std::vector<Contact> out;
+  BOOST_CHECK_EXCEPTION(
+      narrow_phase(world, rod, polygon, 0.0, out), InputError,
+      [](const InputError& e) { return message_has(e, "capsule") && message_has(e, "polygon"); });
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace moreau
