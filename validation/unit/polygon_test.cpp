@@ -17,11 +17,11 @@
 
 #include "moreau/collision/collision_detector.hpp"
 #include "moreau/core/error.hpp"
-#include "moreau/integrator/time_stepper.hpp"
 #include "moreau/io/vtk_writer.hpp"
 #include "moreau/model/shape.hpp"
 #include "moreau/model/shape_families.hpp"
 #include "moreau/model/world.hpp"
+#include "test_support.hpp"
 
 namespace moreau {
 namespace {
@@ -618,12 +618,12 @@ BOOST_AUTO_TEST_CASE(particle_at_rest_on_two_contacts_carries_half_the_weight_on
     world.bodies[body].mass = mass.mass;
     world.bodies[body].inertia_body = mass.inertia;
     world.validate();
-    StepOptions options;
+    test::EulerSetup options;
     options.time_step = 1e-3;
     options.frictional = false;
     options.collision.margin = 1e-3;
     options.solver_options.tolerance = 1e-12;
-    TimeStepper stepper(world, options);
+    auto stepper = test::euler_stepper(world, options);
     for (int k = 0; k < 300; ++k) stepper.step();
     const StepReport& report = stepper.last_report();
     BOOST_TEST_REQUIRE(report.contacts.size() == 2u);
@@ -655,12 +655,12 @@ BOOST_AUTO_TEST_CASE(non_convex_particles_settle_in_a_box) {
     world.bodies[body].inertia_body = mass.inertia;
   }
   world.validate();
-  StepOptions options;
+  test::EulerSetup options;
   options.time_step = 2e-3;
   options.collision.margin = 0.01;
   options.solver_options.max_iterations = 300;
   options.solver_options.record_history = false;
-  TimeStepper stepper(world, options);
+  auto stepper = test::euler_stepper(world, options);
   // Overlaps at impacts are up to (speed x time step - margin), a few cm after a fall of a
   // few m; the settled packing of the last steps must have lost them.
   double deepest = 0.0;
