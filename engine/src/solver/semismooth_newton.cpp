@@ -1,7 +1,7 @@
 #include "moreau/solver/semismooth_newton.hpp"
 
 #include <Eigen/Dense>
-#include <Eigen/UmfPackSupport>
+#include <Eigen/KLUSupport>
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -18,6 +18,10 @@ namespace moreau {
 namespace {
 
 using ColumnMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor>;
+// Tangential vectors and blocks (1 or 2 rows) on the stack: the line search evaluates the
+// Alart-Curnier function of every contact several times per iteration.
+using TangentVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 2, 1>;
+using TangentMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 2, 2>;
 
 void reject(const std::string& field, double value, const std::string& bound) {
   detail::reject_option("SemismoothNewtonOptions", field, value, bound);
@@ -84,21 +88,20 @@ Vec3 alart_curnier(const Vec3& r, const Vec3& u, double mu, double rho_n, double
   if (rows == 1) return phi;
   const int t = rows - 1;
   const double radius = mu * std::max(normal_argument, 0.0);
-  const Eigen::VectorXd y = r.segment(1, t) - rho_t * u.segment(1, t);
+  const TangentVector y = r.segment(1, t) - rho_t * u.segment(1, t);
   const double y_norm = y.norm();
   if (y_norm <= radius) {  // stick: the projection is the identity
     phi.segment(1, t) = rho_t * u.segment(1, t);
-    if (au) au->block(1, 1, t, t) = rho_t * Eigen::MatrixXd::Identity(t, t);
+    if (au) au->block(1, 1, t, t) = rho_t * TangentMatrix::Identity(t, t);
     return phi;
   }
   // Slip (or take-off when radius = 0): P(y) = radius y / |y|.
-  const Eigen::VectorXd direction = y / y_norm;
+  const TangentVector direction = y / y_norm;
   phi.segment(1, t) = r.segment(1, t) - radius * direction;
   if (ar) {
-    const Eigen::MatrixXd curvature =
-        (radius / y_norm) *
-        (Eigen::MatrixXd::Identity(t, t) - direction * direction.transpose());
-    ar->block(1, 1, t, t) = Eigen::MatrixXd::Identity(t, t) - curvature;
+    const TangentMatrix curvature =
+        (radius / y_norm) * (TangentMatrix::Identity(t, t) - direction * direction.transpose());
+    ar->block(1, 1, t, t) = TangentMatrix::Identity(t, t) - curvature;
     au->block(1, 1, t, t) = rho_t * curvature;
     if (pressed) {  // d radius = mu (dr_n - rho_n du_n)
       ar->block(1, 0, t, 1) = -mu * direction;
@@ -137,7 +140,7 @@ void evaluate(const ConeProblem& problem, const Rho& rho, const VecX& r, const V
 }
 
 // The block-diagonal matrix of the contacts' rows x rows blocks, every entry stored (also the
-// zeros), so that J = A_u W + A_r keeps one sparsity pattern over the iterations and UMFPACK's
+// zeros), so that J = A_u W + A_r keeps one sparsity pattern over the iterations and KLU's
 // symbolic analysis is done once.
 ColumnMatrix block_diagonal(const std::vector<Mat3>& blocks, int rows) {
   const int contacts = static_cast<int>(blocks.size());
@@ -153,7 +156,9 @@ ColumnMatrix block_diagonal(const std::vector<Mat3>& blocks, int rows) {
   return m;
 }
 
-// Solves J d = -phi, J = A_u W + A_r: dense LU for small problems, UMFPACK above.
+// Solves J d = -phi, J = A_u W + A_r: dense LU for small problems, KLU above (KLU took
+// 0.72 s against UMFPACK's 1.09 s for Newton on KaplasTower, 0.028 s against 0.045 s on
+// Capsules: this machine's reference BLAS gives UMFPACK's supernodal kernels no edge).
 class NewtonSystem {
  public:
   NewtonSystem(const ConeProblem& problem, int dense_rows)
@@ -171,7 +176,7 @@ class NewtonSystem {
         identity_.resize(w_.rows(), w_.cols());
         identity_.setIdentity();
       }
-      // UmfPackLU keeps a reference to the matrix it factored: a member, not a temporary.
+      // The sparse LU keeps a reference to the matrix it factored: a member, not a temporary.
       jacobian_ = block_diagonal(evaluation.au, rows_) * w_ +
                                     block_diagonal(evaluation.ar, rows_) + shift * identity_;
       if (!analysed_) {
@@ -207,7 +212,7 @@ class NewtonSystem {
   ColumnMatrix jacobian_;
   Eigen::MatrixXd dense_w_, dense_j_;
   Eigen::PartialPivLU<Eigen::MatrixXd> dense_lu_;
-  Eigen::UmfPackLU<ColumnMatrix> lu_;
+  Eigen::KLU<ColumnMatrix> lu_;
   bool analysed_ = false;
 };
 

@@ -6,7 +6,7 @@
 //   Phi_t,i = r_t,i - P_{B(mu_i [r_n,i - rho_n,i u_n,i]_+)}(r_t,i - rho_t,i u_t,i)
 // Phi(r) = 0 exactly at a Coulomb solution. Each iteration solves J d = -Phi(r) with J an
 // element of the generalized (Clarke) Jacobian, J = A_r + A_u W, A_r and A_u block diagonal;
-// J is unsymmetric: dense LU (Eigen) up to dense_rows rows, sparse LU (UMFPACK) above.
+// J is unsymmetric: dense LU (Eigen) up to dense_rows rows, sparse LU (KLU, SuiteSparse) above.
 //
 // Globalization: a non-monotone Armijo line search (Grippo, Lampariello & Lucidi 1986) on the
 // Alart-Curnier merit psi(r) = 1/2 |Phi(r)|^2, along which the Newton direction is a descent
@@ -32,7 +32,7 @@ struct SemismoothNewtonOptions {
   bool record_history = true;
   double divergence_factor = 1e8;  // merit > factor * initial merit => diverged
   // Problems of at most this many rows use a dense LU: below a few hundred rows a dense
-  // factorization costs less than UMFPACK's symbolic analysis.
+  // factorization costs less than KLU's symbolic analysis.
   int dense_rows = 240;
   // Non-monotone Armijo: psi(r + a d) <= max(last `memory` psi) - armijo * a * 2 psi(r).
   double armijo = 1e-4;
@@ -59,7 +59,7 @@ struct SemismoothNewtonStats {
   double alart_curnier_residual = 0.0;  // |Phi(r)|_2 / max(|q|, floor) at the returned r
   int fallback_steps = 0;               // iterations that took the fallback sweeps
   int line_search_trials = 0;           // Phi evaluations of the line search, in all
-  bool sparse = false;                  // UMFPACK (true) or dense LU (false)
+  bool sparse = false;                  // KLU (true) or dense LU (false)
 };
 
 class SemismoothNewton final : public ContactSolver {
