@@ -8,7 +8,8 @@
 //   r    <- (W + rho I)^-1 (rho (z - xi) - q - s)
 //   z    <- P_K(r + xi)
 //   xi   <- xi + r - z
-//   s    <- mu |u_t(z)| e_n,  u = W z + q     (the De Saxce fixed point, refreshed every step)
+//   s    <- mu |u_t(r)| e_n,  u = W r + q     (the De Saxce fixed point, refreshed every step,
+//                                            from the subproblem's r, not the projected z)
 // Adaptive penalty by residual balancing (Boyd et al. section 3.4.1): with the primal residual
 // |r - z| and the dual residual rho |z - z_prev|, rho is multiplied (divided) by
 // penalty_factor when one exceeds balance times the other, xi rescaled accordingly. W + rho I
