@@ -16,6 +16,7 @@ packages=(
   libcli11-dev            # command-line parsing of `moreau`
   libhdf5-dev             # FCLIB problem files (HDF5)
   python3-matplotlib python3-numpy   # figures of the report (scripts/)
+  python3-h5py python3-scipy         # independent FCLIB merit check (scripts/fclib_independent_merit.py)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,6 +1,7 @@
 // Validation of FCLIB problems, their conversion to the suite's ConeProblem, the reduction
 // of a global problem to a local one, and the FCLIB natural-map merit.
 #include <Eigen/CholmodSupport>
+#include <Eigen/UmfPackSupport>
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -67,28 +68,22 @@ void check_mu(const std::string& where, const std::string& dataset, const VecX& 
   }
 }
 
-// The full symmetric M from a file that may store only one triangle.
-ColumnMatrix full_mass_matrix(const ColumnMatrix& m) {
-  bool has_upper = false;
-  bool has_lower = false;
+// Whether M is symmetric to the rounding of the file's writer. FCLIB's sparse layouts have no
+// "one triangle stored" flag (fclib.h): the matrix is the one stored, as Siconos reads it. A
+// file that stores one triangle only (CubeH8, LMGC_GlobalFrictionContactProblem00046: the upper
+// one) thus poses a triangular M, and completing it into a symmetric matrix would solve
+// another problem (the one whose FCLIB merit came out 0.78 and 0.084 before this was fixed).
+bool is_symmetric_mass(const ColumnMatrix& m) {
   double largest = 0.0;
-  for (int column = 0; column < m.outerSize(); ++column) {
-    for (ColumnMatrix::InnerIterator it(m, column); it; ++it) {
-      has_upper = has_upper || it.row() < column;
-      has_lower = has_lower || it.row() > column;
-      largest = std::max(largest, std::abs(it.value()));
-    }
+  for (Eigen::Index k = 0; k < m.nonZeros(); ++k) {
+    largest = std::max(largest, std::abs(m.valuePtr()[k]));
   }
-  if (has_upper && !has_lower) return m.selfadjointView<Eigen::Upper>();
-  if (has_lower && !has_upper) return m.selfadjointView<Eigen::Lower>();
   const ColumnMatrix transpose = m.transpose();
   const ColumnMatrix asymmetry = m - transpose;
   for (Eigen::Index k = 0; k < asymmetry.nonZeros(); ++k) {
-    if (std::abs(asymmetry.valuePtr()[k]) > kMassSymmetryTolerance * largest) {
-      throw InputError("FCLIB global problem: M is not symmetric");
-    }
+    if (std::abs(asymmetry.valuePtr()[k]) > kMassSymmetryTolerance * largest) return false;
   }
-  return m;
+  return true;
 }
 
 // Relative asymmetry below which W goes into SparseDelassus (its own acceptance bound).
@@ -239,10 +234,42 @@ LocalSystem::LocalSystem(const LocalProblem& problem) {
   problem_.validate();
 }
 
+// A square sparse matrix factored once: CHOLMOD when it is symmetric (then it must be positive
+// definite), UMFPACK's LU when it is not (then it must be nonsingular).
+class SquareFactor {
+ public:
+  SquareFactor() { cholesky_.cholmod().print = 0; }
+  // Returns false when the factorization fails.
+  bool compute(const ColumnMatrix& a, bool symmetric) {
+    symmetric_ = symmetric;
+    if (symmetric_) {
+      cholesky_.compute(a);
+      return cholesky_.info() == Eigen::Success;
+    }
+    matrix_ = a;  // UmfPackLU keeps a reference to the matrix it factored
+    lu_.compute(matrix_);
+    return lu_.info() == Eigen::Success;
+  }
+  bool symmetric() const { return symmetric_; }
+  template <typename Rhs>
+  Rhs solve(const Rhs& rhs) const {
+    if (symmetric_) return cholesky_.solve(rhs);
+    return lu_.solve(rhs);
+  }
+
+ private:
+  bool symmetric_ = true;
+  ColumnMatrix matrix_;
+  // Failures are reported as InputError by the caller; CHOLMOD's own messages on stderr would
+  // only repeat them.
+  Eigen::CholmodDecomposition<ColumnMatrix, Eigen::Lower> cholesky_;
+  mutable Eigen::UmfPackLU<ColumnMatrix> lu_;  // UmfPackLU::solve is not const in Eigen 3.4
+};
+
 struct GlobalReduction::Factor {
-  Eigen::CholmodDecomposition<ColumnMatrix, Eigen::Lower> mass;
+  SquareFactor mass;
   // Schur complement S = G^T M^-1 G of the bilateral constraints, when G is present.
-  Eigen::CholmodDecomposition<ColumnMatrix, Eigen::Lower> schur;
+  SquareFactor schur;
 };
 
 // Elimination of v (and of lambda when G is present) from the FCLIB global problem
@@ -254,13 +281,12 @@ struct GlobalReduction::Factor {
 // the Delassus operator of the contacts with the joints' reactions already eliminated.
 GlobalReduction::GlobalReduction(const GlobalProblem& problem)
     : factor_(std::make_unique<Factor>()), H_(problem.H.matrix), f_(problem.f) {
-  // Failures are reported as InputError below; CHOLMOD's own messages on stderr would only
-  // repeat them.
-  factor_->mass.cholmod().print = 0;
-  factor_->schur.cholmod().print = 0;
-  factor_->mass.compute(full_mass_matrix(problem.M.matrix));
-  if (factor_->mass.info() != Eigen::Success) {
-    throw InputError("FCLIB global problem: M is not positive definite (CHOLMOD failed)");
+  const bool symmetric = is_symmetric_mass(problem.M.matrix);
+  if (!factor_->mass.compute(problem.M.matrix, symmetric)) {
+    throw InputError(symmetric
+                         ? "FCLIB global problem: M is not positive definite (CHOLMOD failed)"
+                         : "FCLIB global problem: M (stored unsymmetric) is singular (UMFPACK "
+                           "failed)");
   }
   const ColumnMatrix m_inverse_h = factor_->mass.solve(H_);
   ColumnMatrix w = H_.transpose() * m_inverse_h;
@@ -271,10 +297,11 @@ GlobalReduction::GlobalReduction(const GlobalProblem& problem)
     b_ = problem.b ? *problem.b : VecX::Zero(G_.cols());
     m_inverse_g_ = factor_->mass.solve(G_);
     ColumnMatrix schur = G_.transpose() * m_inverse_g_;
-    const ColumnMatrix schur_transpose = schur.transpose();
-    schur = 0.5 * (schur + schur_transpose);
-    factor_->schur.compute(schur);
-    if (factor_->schur.info() != Eigen::Success) {
+    if (symmetric) {
+      const ColumnMatrix schur_transpose = schur.transpose();
+      schur = 0.5 * (schur + schur_transpose);
+    }
+    if (!factor_->schur.compute(schur, symmetric)) {
       throw InputError(
           "FCLIB global problem: G^T M^-1 G is singular (the columns of G, the bilateral "
           "constraints, are linearly dependent)");
@@ -285,11 +312,18 @@ GlobalReduction::GlobalReduction(const GlobalProblem& problem)
     const VecX constraint_rhs = G_.transpose() * m_inverse_f + b_;
     local_.q -= coupling.transpose() * factor_->schur.solve(constraint_rhs);
   }
-  // W is symmetric; averaging with the transpose removes the solves' rounding so that
-  // SparseDelassus accepts it.
-  const ColumnMatrix w_transpose = w.transpose();
+  // With a symmetric M, W is symmetric: averaging with the transpose removes the solves'
+  // rounding, so that SparseDelassus (which reads W's rows as its columns) works on exactly
+  // the W the merit is computed with. With an unsymmetric M, W is kept as computed unless it
+  // is symmetric to that same rounding anyway (CubeH8, one contact: 1e-12 relative), and
+  // LocalSystem keeps a truly unsymmetric W (LMGC_GlobalFrictionContactProblem00046: 0.16).
   local_.spacedim = problem.spacedim;
-  local_.W.matrix = 0.5 * (w + w_transpose);
+  if (symmetric || is_symmetric(w)) {
+    const ColumnMatrix w_transpose = w.transpose();
+    local_.W.matrix = 0.5 * (w + w_transpose);
+  } else {
+    local_.W.matrix = w;
+  }
   local_.W.matrix.makeCompressed();
   local_.W.storage = Storage::csr;
   local_.mu = problem.mu;

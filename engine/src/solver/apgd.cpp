@@ -6,6 +6,7 @@
 #include <cmath>
 #include <utility>
 
+#include "contact_cones.hpp"
 #include "iteration_monitor.hpp"
 #include "moreau/solver/cone.hpp"
 
@@ -13,34 +14,13 @@ namespace moreau {
 
 namespace {
 
-// Below this many contacts the per-iteration projections cost less than an OpenMP fork/join.
-constexpr int kParallelContacts = 2048;
+using detail::de_saxce_shift;
+
+void project(const ConeProblem& problem, VecX& x) { detail::project_onto_cones(problem, x); }
+
 // Power iterations for the initial Lipschitz estimate: it only seeds the backtracking of
 // Alg. 1 lines 10-14, which corrects an underestimate, so a rough value is enough.
 constexpr int kPowerIterations = 10;
-
-// x <- P_K(x), contact by contact.
-void project(const ConeProblem& problem, VecX& x) {
-  const int contacts = problem.contact_count();
-  const int rows = problem.rows();
-#pragma omp parallel for schedule(static) if (contacts > kParallelContacts)
-  for (int i = 0; i < contacts; ++i) {
-    Vec3 x_i = Vec3::Zero();
-    x_i.head(rows) = x.segment(i * rows, rows);
-    x.segment(i * rows, rows) =
-        project_onto_cone(x_i, rows > 1 ? problem.mu[i] : 0.0, rows).head(rows);
-  }
-}
-
-// s_i = mu_i |u_t,i| e_n: the De Saxce term that turns Coulomb's law into the cone
-// complementarity problem of the QP with q + s.
-void de_saxce_shift(const ConeProblem& problem, const VecX& u, VecX& s) {
-  const int rows = problem.rows();
-  s.setZero();
-  for (int i = 0; i < problem.contact_count(); ++i) {
-    s[i * rows] = problem.mu[i] * u.segment(i * rows + 1, rows - 1).norm();
-  }
-}
 
 // Lower bound on lambda_max(W): the power iteration's |W v| for unit v, and the largest
 // diagonal entry. 1 when W = 0, where any step is exact for the then linear objective.

@@ -11,9 +11,11 @@
 #include "moreau/core/error.hpp"
 #include "moreau/impact/block_solvers.hpp"
 #include "moreau/nlgs/nlgs_solver.hpp"
+#include "moreau/solver/admm.hpp"
 #include "moreau/solver/apgd.hpp"
 #include "moreau/solver/projected_gauss_jacobi.hpp"
 #include "moreau/solver/projected_gauss_seidel.hpp"
+#include "moreau/solver/semismooth_newton.hpp"
 
 namespace moreau {
 
@@ -106,6 +108,8 @@ std::vector<int> visiting_order(const SolverOptions& options, int contacts) {
 std::vector<std::string> solver_names() {
   std::vector<std::string> names{"pgs", "pgj", "apgd", "md_gs", "md_jacobi", "md_blend"};
   for (const std::string& nlgs : nlgs_solver_names()) names.push_back(nlgs);
+  names.push_back("newton");
+  names.push_back("admm");
   return names;
 }
 
@@ -120,6 +124,13 @@ std::unique_ptr<ContactSolver> make_solver(const std::string& name, const Solver
   if (name == "md_blend") return std::make_unique<MaxDissipationBlend>(options);
   // NLGS with the local solvers of seed 004 (nlgs-sbp, nlgs-ebp, nlgs-sal, nlgs-eal).
   if (auto nlgs = make_nlgs_solver(name, options)) return nlgs;
+  // Semismooth Newton on Alart-Curnier (semismooth_newton.hpp): SolverOptions' tolerance,
+  // limit, warm start, history and divergence factor; its own options keep their defaults.
+  if (name == "newton") {
+    return std::make_unique<SemismoothNewton>(semismooth_newton_options(options));
+  }
+  // ADMM with residual balancing and the De Saxce fixed point (admm.hpp), same mapping.
+  if (name == "admm") return std::make_unique<Admm>(admm_options(options));
   std::string known;
   for (const std::string& candidate : solver_names()) {
     known += (known.empty() ? "" : ", ") + candidate;

@@ -110,10 +110,12 @@ class LocalSystem {
   ConeProblem problem_;
 };
 
-// A global problem reduced to a local one: M factorized once (CHOLMOD), W = H^T M^-1 H,
+// A global problem reduced to a local one: M factorized once, W = H^T M^-1 H,
 // q = H^T M^-1 f + w; with bilateral constraints G the joint reactions are eliminated too
-// through S = G^T M^-1 G (fclib_problem.cpp). Throws InputError when M is not positive
-// definite or G is rank deficient.
+// through S = G^T M^-1 G (fclib_problem.cpp). M is taken as stored: CHOLMOD when it is
+// symmetric, UMFPACK's LU when it is not (a file storing one triangle only poses a triangular
+// M, FCLIB having no symmetric-storage flag), W then unsymmetric. Throws InputError when M is
+// not positive definite (symmetric) or singular, or G is rank deficient.
 class GlobalReduction {
  public:
   explicit GlobalReduction(const GlobalProblem& problem);
