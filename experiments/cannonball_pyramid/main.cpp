@@ -2,6 +2,7 @@
 // a fixed base layer, dropped and settled. Classic CD (APGD, PGS), compatible CD after each,
 // and penalty DEM are compared through the floor reaction under the base (Table 1).
 // Scene choices are in README.md.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -143,6 +144,17 @@ double floor_asymmetry(const VecX& floor, int base) {
   return std::sqrt(diff) / floor.norm();
 }
 
+// How classic CD starts each step's solve and in which order PGS visits the contacts. Seed 000
+// Sec. 8.2 says nothing of warm starting, and its Fig. 9 ("qualitatively similar" APGD network,
+// 14% over-prediction) matches the cold start, so every step starts from r = 0 by default; the
+// warm-started runs are a separate, documented result (README.md). Natural order: the collision
+// detector's list, sorted by body pair (a, b), i.e. a lexicographic sweep from the base up.
+struct ClassicSetting {
+  bool warm_start = false;
+  ContactOrder order = ContactOrder::natural;
+  unsigned seed = 1;  // ContactOrder::random: one fixed shuffle (std::mt19937 seeded with it)
+};
+
 struct CdRun {
   MethodResult classic;
   MethodResult compatible;
@@ -169,7 +181,7 @@ std::vector<ForceRecord> cd_forces(const StepReport& report, const VecX& impulse
 
 CdRun run_cd(int base, Variant variant, const std::string& solver, long steps, double tolerance,
              double truss_tolerance, const std::vector<int>& base_bodies,
-             bool compare_truss_solvers = false) {
+             bool compare_truss_solvers = false, const ClassicSetting& setting = {}) {
   std::vector<int> ignored;
   World world = pyramid_world(base, variant, ignored);
   SemiImplicitEulerOptions options;
@@ -180,6 +192,9 @@ CdRun run_cd(int base, Variant variant, const std::string& solver, long steps, d
   solver_options.tolerance = tolerance;
   solver_options.max_iterations = 200000;
   solver_options.record_history = false;
+  solver_options.warm_start = setting.warm_start;
+  solver_options.order = setting.order;
+  solver_options.seed = setting.seed;
   SemiImplicitEulerStepper stepper(world, options, make_solver(solver, solver_options));
   CdRun run;
   const auto start = Clock::now();
@@ -293,6 +308,256 @@ void write_forces(std::ofstream& out, const std::string& variant, const MethodRe
   }
 }
 
+
+// ---- Fidelity analysis of Table 1 (issue 14): readings, warm start, PGS orders ----
+
+double sphere_weight() { return kDensity * 4.0 / 3.0 * M_PI * std::pow(kRadius, 3) * kGravity; }
+
+// The readings of "the reaction force distribution supporting the base of the pyramid" (seed 000
+// Sec. 8.3) that the paper leaves open: the vertical load or the full force vector, with or
+// without the base spheres' own weight, per base sphere or per contact between the base and the
+// first layer. The suite's checked reading is the first one.
+struct FloorReading {
+  const char* name;
+  bool full_vector;
+  bool with_base_weight;
+  bool per_contact;
+};
+constexpr FloorReading kFloorReadings[] = {
+    {"vertical load per base sphere, without the base weight (checked)", false, false, false},
+    {"vertical load per base sphere, with the base weight", false, true, false},
+    {"force vector per base sphere, without the base weight", true, false, false},
+    {"force vector per base sphere, with the base weight", true, true, false},
+    {"vertical load per base-layer contact", false, false, true},
+    {"force vector per base-layer contact", true, false, true},
+};
+
+// Force on each base sphere from the dynamic spheres, keyed by (base body, dynamic body) for a
+// contact and by (base body, -1) for the sum over its contacts; the weight entry (if asked) is
+// the floor carrying the base sphere too.
+std::map<std::pair<int, int>, Vec3> floor_forces(const std::vector<ForceRecord>& forces,
+                                                 const World& world,
+                                                 const std::vector<int>& base_bodies,
+                                                 const FloorReading& reading) {
+  std::map<std::pair<int, int>, Vec3> out;
+  for (int b : base_bodies)
+    if (!reading.per_contact)
+      out[{b, -1}] = reading.with_base_weight ? Vec3(0.0, sphere_weight(), 0.0) : Vec3::Zero();
+  std::map<int, bool> is_base;
+  for (int b : base_bodies) is_base[b] = true;
+  for (const ForceRecord& f : forces) {
+    // Reaction of the base on the pile (upwards for a load): minus the force on the base body.
+    Vec3 reaction;
+    int base_body, other;
+    if (is_base.count(f.body_b) && world.bodies[f.body_a].is_dynamic()) {
+      reaction = -f.force_on_b, base_body = f.body_b, other = f.body_a;
+    } else if (is_base.count(f.body_a) && world.bodies[f.body_b].is_dynamic()) {
+      reaction = f.force_on_b, base_body = f.body_a, other = f.body_b;
+    } else {
+      continue;
+    }
+    // emplace: a default-constructed Eigen vector is uninitialized.
+    out.emplace(std::make_pair(base_body, reading.per_contact ? other : -1), Vec3::Zero())
+        .first->second += reaction;
+  }
+  return out;
+}
+
+double reading_error(const std::vector<ForceRecord>& method, const std::vector<ForceRecord>& dem,
+                     const World& world, const std::vector<int>& base_bodies,
+                     const FloorReading& reading) {
+  auto x = floor_forces(method, world, base_bodies, reading);
+  auto ref = floor_forces(dem, world, base_bodies, reading);
+  for (const auto& [key, value] : ref) x.emplace(key, Vec3::Zero());  // union of contacts
+  double diff = 0.0, norm = 0.0;
+  for (const auto& [key, value] : x) {
+    const auto it = ref.find(key);
+    const Vec3 r = it == ref.end() ? Vec3::Zero() : it->second;
+    const Vec3 d = value - r;
+    diff += reading.full_vector ? d.squaredNorm() : d.y() * d.y();
+    norm += reading.full_vector ? r.squaredNorm() : r.y() * r.y();
+  }
+  return std::sqrt(diff / norm);
+}
+
+// Load locked into contacts between spheres of the same layer (the in-plane contacts), in
+// sphere weights: the self-stress warm-started classic CD keeps from the impacts (README.md).
+struct InPlaneLoad {
+  int contacts = 0;  // in-plane contacts carrying a nonzero force
+  double load = 0.0; // sum of their forces / one sphere's weight
+};
+InPlaneLoad in_plane_load(const std::vector<ForceRecord>& forces, const World& reference_world) {
+  InPlaneLoad out;
+  for (const ForceRecord& f : forces) {
+    const double dy = reference_world.bodies[f.body_a].position.y() -
+                      reference_world.bodies[f.body_b].position.y();
+    if (std::abs(dy) > 0.01 * kRadius || f.force_on_b.norm() == 0.0) continue;
+    ++out.contacts;
+    out.load += f.force_on_b.norm() / sphere_weight();
+  }
+  return out;
+}
+
+// One classic-CD result as the analysis reports it (floor error in every reading, largest force,
+// symmetry, in-plane load), written to readings.csv and results.json.
+struct ClassicSummary {
+  std::string name;
+  double floor_error = 0.0;  // the checked reading
+  double max_force_excess = 0.0;
+  double asymmetry = 0.0;
+  InPlaneLoad in_plane;
+  std::vector<double> readings;  // floor error in each of kFloorReadings
+};
+
+ClassicSummary summarize(const std::string& label, const std::string& name,
+                         const MethodResult& classic, const MethodResult& dem,
+                         const World& reference_world, const std::vector<int>& base_bodies,
+                         int base, std::ofstream& readings_csv) {
+  ClassicSummary s;
+  s.name = name;
+  s.floor_error = relative_error(classic.floor, dem.floor);
+  s.max_force_excess = max_force(classic.forces) / max_force(dem.forces) - 1.0;
+  s.asymmetry = floor_asymmetry(classic.floor, base);
+  s.in_plane = in_plane_load(classic.forces, reference_world);
+  for (const FloorReading& reading : kFloorReadings) {
+    s.readings.push_back(
+        reading_error(classic.forces, dem.forces, reference_world, base_bodies, reading));
+    readings_csv << label << "," << name << ",\"" << reading.name << "\"," << s.readings.back()
+                 << "\n";
+  }
+  return s;
+}
+
+void measure_summary(ExperimentResults& results, const std::string& label, const ClassicSummary& s,
+                     const std::string& note) {
+  results.measure(label + ": " + s.name + " floor error", s.floor_error, "", note);
+  results.measure(label + ": " + s.name + " largest force / DEM's - 1", s.max_force_excess, "",
+                  note);
+  results.measure(label + ": " + s.name + " floor asymmetry", s.asymmetry, "", note);
+  results.measure(label + ": " + s.name + " in-plane contacts carrying force",
+                  s.in_plane.contacts, "", note);
+  results.measure(label + ": " + s.name + " in-plane load", s.in_plane.load, "sphere weights",
+                  note);
+  // The readings table (README.md) for the uniform Hookean variant; all are in readings.csv.
+  if (label != variant_name(Variant::uniform_hookean)) return;
+  for (std::size_t k = 1; k < s.readings.size(); ++k)
+    results.measure(label + ": " + s.name + " floor error, " + kFloorReadings[k].name,
+                    s.readings[k], "", note);
+}
+
+// The second result: classic CD warm-started through the drop (each step's solve starts from the
+// previous step's impulses). The impacts lock load into the in-plane contacts, which inverts the
+// floor map; the forces go to contacts.csv for the in-plane figure.
+std::vector<ClassicSummary> warm_started_rows(int base, Variant variant, const MethodResult& dem,
+                                              const World& reference_world,
+                                              const std::vector<int>& base_bodies, long steps,
+                                              double tolerance, std::ofstream& readings_csv,
+                                              std::ofstream& contact_csv) {
+  std::vector<ClassicSummary> out;
+  ClassicSetting warm;
+  warm.warm_start = true;
+  for (const char* solver : {"apgd", "pgs"}) {
+    CdRun run = run_cd(base, variant, solver, steps, tolerance, tolerance, base_bodies, false, warm);
+    run.classic.name += " warm-started";
+    out.push_back(summarize(variant_name(variant), run.classic.name, run.classic, dem,
+                            reference_world, base_bodies, base, readings_csv));
+    write_forces(contact_csv, variant_name(variant), run.classic, reference_world);
+  }
+  return out;
+}
+
+// PGS cold-started in several fixed random visiting orders: the spread that the paper's
+// "sensitivity on contact ordering" (Sec. 8.2.1) implies, since it does not state its order.
+std::vector<ClassicSummary> pgs_random_orders(int base, Variant variant, int orders,
+                                              const MethodResult& dem, const World& reference_world,
+                                              const std::vector<int>& base_bodies, long steps,
+                                              double tolerance, std::ofstream& readings_csv) {
+  std::vector<ClassicSummary> out;
+  for (int k = 1; k <= orders; ++k) {
+    ClassicSetting setting;
+    setting.order = ContactOrder::random;
+    setting.seed = static_cast<unsigned>(k);
+    const CdRun run =
+        run_cd(base, variant, "pgs", steps, tolerance, tolerance, base_bodies, false, setting);
+    out.push_back(summarize(variant_name(variant), "PGS random order " + std::to_string(k),
+                            run.classic, dem, reference_world, base_bodies, base, readings_csv));
+  }
+  return out;
+}
+
+// Median of one field over the random orders.
+double median_of(const std::vector<ClassicSummary>& rows, double ClassicSummary::*field) {
+  std::vector<double> v;
+  for (const ClassicSummary& s : rows) v.push_back(s.*field);
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+
+// CHOLMOD timings of the interior point truss solve (issue 14 part 4): per factorization of the
+// normal equations and per triangular solve, and the symbolic analysis.
+void measure_truss_timings(ExperimentResults& results, const std::string& label,
+                           const std::string& name, const NoTensionTrussStats& truss) {
+  const std::string at = label + ": compatible CD after " + name + ", ";
+  results.measure(at + "time per CHOLMOD factorization",
+                  truss.factorization_seconds / std::max(1, truss.factorizations), "s");
+  results.measure(at + "time per CHOLMOD solve", truss.solve_seconds / std::max(1, truss.solves),
+                  "s");
+  results.measure(at + "CHOLMOD symbolic analysis", truss.analysis_seconds, "s");
+  results.measure(at + "forming the normal matrices", truss.normal_matrix_seconds, "s");
+}
+
+// Classic CD at larger bases than the quick scale, uniform Hookean, against compatible CD after
+// APGD on the same run as the reference (it matches the DEM to ~1e-6 at every scale measured
+// here, see the checks), which avoids the DEM runs that dominate the cost. Written to
+// base_sweep.csv: floor error in every reading and the largest force against the reference's.
+void base_sweep(ExperimentResults& results, const std::vector<int>& bases, long steps,
+                double tolerance, std::ofstream& csv) {
+  for (const int b : bases) {
+    std::vector<int> base_bodies;
+    const World reference_world = pyramid_world(b, Variant::uniform_hookean, base_bodies);
+    const CdRun apgd = run_cd(b, Variant::uniform_hookean, "apgd", steps, tolerance, tolerance,
+                              base_bodies);
+    const MethodResult& reference = apgd.compatible;
+    std::vector<std::pair<std::string, MethodResult>> rows{{"APGD", apgd.classic}};
+    ClassicSetting setting;
+    rows.emplace_back("PGS", run_cd(b, Variant::uniform_hookean, "pgs", steps, tolerance,
+                                    tolerance, base_bodies, false, setting)
+                                 .classic);
+    setting.order = ContactOrder::random;
+    for (unsigned seed = 1; seed <= 3; ++seed) {
+      setting.seed = seed;
+      rows.emplace_back("PGS random order " + std::to_string(seed),
+                        run_cd(b, Variant::uniform_hookean, "pgs", steps, tolerance, tolerance,
+                               base_bodies, false, setting)
+                            .classic);
+    }
+    setting = ClassicSetting{};
+    setting.warm_start = true;
+    for (const char* solver : {"apgd", "pgs"})
+      rows.emplace_back(std::string(solver == std::string("apgd") ? "APGD" : "PGS") +
+                            " warm-started",
+                        run_cd(b, Variant::uniform_hookean, solver, steps, tolerance, tolerance,
+                               base_bodies, false, setting)
+                            .classic);
+    const std::string at = "base " + std::to_string(b) + ", uniform Hookean, ";
+    const std::string note = "reference: compatible CD after cold APGD (not the DEM)";
+    for (const auto& [name, m] : rows) {
+      const double excess = max_force(m.forces) / max_force(reference.forces) - 1.0;
+      const InPlaneLoad in_plane = in_plane_load(m.forces, reference_world);
+      for (const FloorReading& reading : kFloorReadings)
+        csv << b << "," << name << ",\"" << reading.name << "\","
+            << reading_error(m.forces, reference.forces, reference_world, base_bodies, reading)
+            << "," << excess << "," << in_plane.load << "\n";
+      results.measure(at + name + ": floor error", relative_error(m.floor, reference.floor), "",
+                      note);
+      results.measure(at + name + ": largest force / reference's - 1", excess, "", note);
+      results.measure(at + name + ": in-plane load", in_plane.load, "sphere weights", note);
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -317,6 +582,9 @@ int main(int argc, char** argv) {
     std::ofstream tolerance_csv(args.output_directory + "/tolerance_error.csv");
     tolerance_csv.precision(10);
     tolerance_csv << "variant,tolerance,error\n";
+    std::ofstream readings_csv(args.output_directory + "/readings.csv");
+    readings_csv.precision(10);
+    readings_csv << "variant,method,reading,error\n";
     std::ofstream contact_csv(args.output_directory + "/contacts.csv");
     contact_csv.precision(10);
     contact_csv << "variant,method,body_a,body_b,ax,ay,az,bx,by,bz,force\n";
@@ -347,10 +615,43 @@ int main(int argc, char** argv) {
                 << std::flush;
 
       const VecX& reference = dem.result.floor;
-      results.check(key + "_apgd_floor_error", relative_error(apgd.classic.floor, reference),
-                    "||F_APGD - F_DEM|| / ||F_DEM||");
-      results.check(key + "_pgs_floor_error", relative_error(pgs.classic.floor, reference),
-                    "||F_PGS - F_DEM|| / ||F_DEM||");
+      // Classic CD as seed 000's text supports it (cold start; README.md), the PGS spread over
+      // random visiting orders, the warm-started second result, and every floor reading.
+      const ClassicSummary apgd_cold =
+          summarize(label, "APGD", apgd.classic, dem.result, reference_world, base_bodies, base,
+                    readings_csv);
+      const ClassicSummary pgs_natural =
+          summarize(label, "PGS", pgs.classic, dem.result, reference_world, base_bodies, base,
+                    readings_csv);
+      summarize(label, "compatible CD after APGD", apgd.compatible, dem.result, reference_world,
+                base_bodies, base, readings_csv);
+      const int orders = args.full() ? 3 : 5;
+      const std::vector<ClassicSummary> random_orders =
+          pgs_random_orders(base, variant, orders, dem.result, reference_world, base_bodies,
+                            cd_steps, cd_tolerance, readings_csv);
+      const std::vector<ClassicSummary> warm =
+          warm_started_rows(base, variant, dem.result, reference_world, base_bodies, cd_steps,
+                            cd_tolerance, readings_csv, contact_csv);
+      const std::string cold_note = "cold start (seed 000's setting, README.md)";
+      measure_summary(results, label, apgd_cold, cold_note);
+      measure_summary(results, label, pgs_natural, cold_note + ", natural contact order");
+      for (const ClassicSummary& s : random_orders)
+        measure_summary(results, label, s, cold_note + ", fixed random contact order");
+      for (const ClassicSummary& s : warm)
+        measure_summary(results, label, s, "warm-started: the documented second result");
+      const double pgs_median = median_of(random_orders, &ClassicSummary::floor_error);
+      // The published range applies at the published scale (the error grows with the pyramid:
+      // README.md); at every scale classic CD must stay far from DEM where compatible CD is not.
+      if (args.full())
+        results.check(key + "_apgd_floor_error", apgd_cold.floor_error,
+                      "||F_APGD - F_DEM|| / ||F_DEM||, cold start");
+      results.check(key + "_apgd_differs_from_dem", apgd_cold.floor_error,
+                    "||F_APGD - F_DEM|| / ||F_DEM||, cold start");
+      results.check(key + "_pgs_floor_error", pgs_median,
+                    "median over " + std::to_string(orders) +
+                        " random PGS contact orders of ||F_PGS - F_DEM|| / ||F_DEM||, cold start");
+      results.check(key + "_pgs_natural_order_floor_error", pgs_natural.floor_error,
+                    "||F_PGS - F_DEM|| / ||F_DEM||, cold start, natural contact order");
       results.check(key + "_compatible_floor_error",
                     relative_error(apgd.compatible.floor, reference),
                     "compatible CD after APGD vs DEM");
@@ -371,14 +672,18 @@ int main(int argc, char** argv) {
                         apgd.augmented_lagrangian.wall_seconds / apgd.truss.wall_seconds, "");
       }
       if (variant == Variant::uniform_hookean) {
-        const double dem_max = max_force(dem.result.forces);
-        results.check("apgd_max_force_overprediction",
-                      max_force(apgd.classic.forces) / dem_max - 1.0,
-                      "largest APGD contact force / largest DEM contact force - 1");
-        results.check("pgs_max_force_overprediction", max_force(pgs.classic.forces) / dem_max - 1.0,
-                      "largest PGS contact force / largest DEM contact force - 1");
-        results.check("pgs_breaks_symmetry", floor_asymmetry(pgs.classic.floor, base),
-                      "mirror asymmetry of the PGS floor map");
+        results.check("apgd_max_force_overprediction", apgd_cold.max_force_excess,
+                      "largest APGD contact force / largest DEM contact force - 1, cold start");
+        if (args.full())
+          results.check("apgd_max_force_published", apgd_cold.max_force_excess,
+                        "largest APGD contact force / largest DEM contact force - 1, cold start");
+        results.check("pgs_max_force_overprediction",
+                      median_of(random_orders, &ClassicSummary::max_force_excess),
+                      "median over the random PGS contact orders of largest PGS contact force / "
+                      "largest DEM contact force - 1, cold start");
+        results.check("pgs_breaks_symmetry", median_of(random_orders, &ClassicSummary::asymmetry),
+                      "median over the random PGS contact orders of the floor map's mirror "
+                      "asymmetry");
         results.check("dem_floor_symmetric", floor_asymmetry(dem.result.floor, base),
                       "mirror asymmetry of the DEM floor map");
       }
@@ -407,6 +712,7 @@ int main(int argc, char** argv) {
         results.measure(
             label + ": compatible CD after " + run->classic.name + " equilibrium residual",
             run->truss.equilibrium_residual, "");
+        measure_truss_timings(results, label, run->classic.name, run->truss);
       }
       // The paper attributes its ~2e-5 to solver tolerances: the same APGD + compatible CD run
       // with both tolerances (CD merit and truss residuals) set to each value.
@@ -433,8 +739,22 @@ int main(int argc, char** argv) {
         write_forces(contact_csv, label, *m, reference_world);
       }
     }
+    {
+      // Bases between the quick and the published scale (issue 14): 10 at the quick scale, 10
+      // and 14 at the published one, where base 20 is the main run above.
+      std::ofstream sweep_csv(args.output_directory + "/base_sweep.csv");
+      sweep_csv.precision(10);
+      sweep_csv << "base,method,reading,error,max_force_excess,in_plane_load\n";
+      const auto sweep_start = Clock::now();
+      base_sweep(results, args.full() ? std::vector<int>{10, 14} : std::vector<int>{10}, cd_steps,
+                 cd_tolerance, sweep_csv);
+      results.measure("wall time of the base sweep",
+                      std::chrono::duration<double>(Clock::now() - sweep_start).count(), "s");
+      results.add_file("base_sweep.csv", "raw");
+    }
     results.add_file("floor.csv", "raw");
     results.add_file("contacts.csv", "raw");
+    results.add_file("readings.csv", "raw");
     results.add_file("tolerance_error.csv", "raw");
     results.write(args.output_directory);
     return results.exit_code();

@@ -119,9 +119,40 @@ def tolerance_curve(output_dir):
     return ["tolerance_error.png"]
 
 
+def in_plane_loads(rows, output_dir):
+    """Load locked into the in-plane contacts (spheres of the same layer) per layer, in sphere
+    weights, for cold- and warm-started classic CD against DEM (issue 14): the self-stress of
+    warm-started rigid CD that inverts the floor map."""
+    variant = "uniform Hookean"
+    methods = ["DEM", "APGD", "APGD warm-started", "PGS", "PGS warm-started"]
+    selected = [r for r in rows if r["variant"] == variant and r["method"] in methods]
+    if not any(r["method"] == "APGD warm-started" for r in selected):
+        return []
+    heights = sorted({round(float(r["ay"]), 9) for r in selected})
+    weight = 2000.0 * 4.0 / 3.0 * np.pi * 1.25e-3 ** 3 * 9.81  # as experiments/cannonball_pyramid
+    loads = defaultdict(lambda: np.zeros(len(heights)))
+    for r in selected:
+        if abs(float(r["ay"]) - float(r["by"])) > 1e-7:
+            continue
+        layer = heights.index(round(float(r["ay"]), 9))
+        loads[r["method"]][layer] += float(r["force"]) / weight
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    width = 0.8 / len(methods)
+    for k, method in enumerate(methods):
+        ax.bar(np.arange(len(heights)) + k * width, loads[method], width, label=method)
+    ax.set(xlabel="layer (0 = fixed base)", ylabel="in-plane contact force (sphere weights)",
+           title="Load locked into in-plane contacts, uniform Hookean")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(output_dir, "in_plane_loads.png"), dpi=120)
+    plt.close(fig)
+    return ["in_plane_loads.png"]
+
+
 def make(output_dir):
     floor_maps(read(os.path.join(output_dir, "floor.csv")), output_dir)
     contacts = read(os.path.join(output_dir, "contacts.csv"))
     histograms(contacts, output_dir)
     networks(contacts, output_dir)
-    return ["floor_maps.png", "force_histograms.png", "force_networks.png"] + tolerance_curve(output_dir)
+    return (["floor_maps.png", "force_histograms.png", "force_networks.png"] + tolerance_curve(output_dir)
+            + in_plane_loads(contacts, output_dir))

@@ -17,17 +17,20 @@ FLOOR = 1e-20  # zero terms are drawn at this level on the log scale
 def make(output_dir):
     rows = list(csv.DictReader(open(os.path.join(output_dir, "trajectory.csv"))))
     methods = list(dict.fromkeys(r["method"] for r in rows))
-    t_star = 2 * V0 / (7 * MU * G)
 
-    fig, axes = plt.subplots(2, 3, figsize=(12, 6.5), sharex=True, sharey=True)
+    fig, axes = plt.subplots(2, 4, figsize=(15, 6.5), sharex=True, sharey=True)
     for ax, method in zip(axes.flat, methods):
         rs = [r for r in rows if r["method"] == method]
         t = [float(r["time"]) for r in rs]
         ax.plot(t, [float(r["speed"]) for r in rs], label="v")
         ax.plot(t, [float(r["rolling_speed"]) for r in rs], label="r omega")
+        # The 2D-disk diagnostic rolls at 2/3 v0 from v0 / (3 mu g); the ball at 5/7 v0.
+        disk = method.startswith("disk")
+        t_star = V0 / (3 * MU * G) if disk else 2 * V0 / (7 * MU * G)
+        v_roll = 2 / 3 * V0 if disk else 5 / 7 * V0
         ts = [0, t_star, t[-1]]
-        ax.plot(ts, [V0, 5 / 7 * V0, 5 / 7 * V0], "k:", lw=1, label="analytic v")
-        ax.plot(ts, [0, 5 / 7 * V0, 5 / 7 * V0], "k--", lw=1, label="analytic r omega")
+        ax.plot(ts, [V0, v_roll, v_roll], "k:", lw=1, label="analytic v")
+        ax.plot(ts, [0, v_roll, v_roll], "k--", lw=1, label="analytic r omega")
         ax.set_title(method.upper())
         ax.set_xlabel("t (s)")
     for ax in axes.flat[len(methods):]:
@@ -42,6 +45,7 @@ def make(output_dir):
 
     conv = list(csv.DictReader(open(os.path.join(output_dir, "convergence.csv"))))
     steps = sorted({int(r["step"]) for r in conv})
+    methods = list(dict.fromkeys(r["method"] for r in conv))
     fig, axes = plt.subplots(len(steps), len(methods), figsize=(3.2 * len(methods), 3.0 * len(steps)),
                              squeeze=False)
     for i, step in enumerate(steps):

@@ -66,6 +66,13 @@ struct NoTensionTrussStats {
   double optimality_residual = 0.0;
   double penalty = 0.0;
   double wall_seconds = 0.0;
+  // Interior point method only: time spent on its normal equations A Theta A^T (CHOLMOD).
+  double normal_matrix_seconds = 0.0;  // forming A Theta A^T
+  double analysis_seconds = 0.0;       // symbolic analysis (0 when a previous solve's is reused)
+  int factorizations = 0;              // numeric factorizations, one per Newton step
+  double factorization_seconds = 0.0;  // all of them
+  int solves = 0;                      // triangular solves, two per Newton step
+  double solve_seconds = 0.0;
 };
 
 // f: start (e.g. the classic CD forces) on entry, compatible forces on exit. Dispatches on
