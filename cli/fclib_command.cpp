@@ -11,6 +11,7 @@
 
 #include "moreau/core/error.hpp"
 #include "moreau/fclib/fclib.hpp"
+#include "moreau/nlgs/nlgs_solver.hpp"
 #include "moreau/solver/merit.hpp"
 #include "moreau/solver/solver.hpp"
 
@@ -23,7 +24,34 @@ struct SolveArguments {
   double tolerance = 1e-8;
   int max_iterations = 10000;
   std::string output;
+  // NLGS options (Dumont; nlgs_solver.hpp), only for the nlgs-* solvers.
+  std::optional<double> nlgs_alpha;
+  std::optional<double> nlgs_newton_tolerance;
+  std::optional<int> nlgs_newton_max_iterations;
+  bool nlgs_no_line_search = false;
 };
+
+// The solver of `fclib solve`: the registry's, or an NLGS with the --nlgs-* options (an error
+// naming the option for any other solver).
+std::unique_ptr<ContactSolver> make_fclib_solver(const SolveArguments& arguments,
+                                                 const SolverOptions& options) {
+  const bool nlgs = arguments.solver.rfind("nlgs-", 0) == 0;
+  const bool nlgs_options = arguments.nlgs_alpha || arguments.nlgs_newton_tolerance ||
+                            arguments.nlgs_newton_max_iterations || arguments.nlgs_no_line_search;
+  if (!nlgs && nlgs_options)
+    throw InputError("--nlgs-*: options of the nlgs-* solvers, not of \"" + arguments.solver +
+                     "\"");
+  if (!nlgs) return make_solver(arguments.solver, options);
+  NlgsOptions settings;
+  if (arguments.nlgs_alpha) settings.rho_factor = *arguments.nlgs_alpha;
+  if (arguments.nlgs_newton_tolerance) settings.newton_tolerance = *arguments.nlgs_newton_tolerance;
+  if (arguments.nlgs_newton_max_iterations)
+    settings.newton_max_iterations = *arguments.nlgs_newton_max_iterations;
+  settings.newton_line_search = !arguments.nlgs_no_line_search;
+  auto solver = make_nlgs_solver(arguments.solver, options, settings);
+  if (!solver) return make_solver(arguments.solver, options);  // unknown name: its error
+  return solver;
+}
 
 // Runs a command, turning its exceptions into the exit codes of main.cpp (2 bad input,
 // 1 other) since CLI11 callbacks may only leave parse() through a CLI::Error.
@@ -80,7 +108,7 @@ void solve(const SolveArguments& arguments) {
   options.tolerance = arguments.tolerance;
   options.max_iterations = arguments.max_iterations;
   options.record_history = false;
-  const auto solver = make_solver(arguments.solver, options);
+  const auto solver = make_fclib_solver(arguments, options);
   VecX r = VecX::Zero(local.q.size());
   const SolverStats stats = solver->solve(system.problem(), r);
 
@@ -140,6 +168,18 @@ void add_fclib_command(CLI::App& app) {
       ->capture_default_str();
   solve_command->add_option("--max-iter", arguments->max_iterations, "Iteration limit")
       ->capture_default_str();
+  solve_command->add_option_function<double>(
+      "--nlgs-alpha", [arguments](double value) { arguments->nlgs_alpha = value; },
+      "nlgs-*: rho = alpha rho_bar (Dumont Sec. 4); 0 = the local solver's default");
+  solve_command->add_option_function<double>(
+      "--nlgs-newton-tol", [arguments](double value) { arguments->nlgs_newton_tolerance = value; },
+      "nlgs-ebp, nlgs-eal: local Newton tolerance eps_Newt (default 1e-5)");
+  solve_command->add_option_function<int>(
+      "--nlgs-newton-max-iter",
+      [arguments](int value) { arguments->nlgs_newton_max_iterations = value; },
+      "nlgs-ebp, nlgs-eal: local Newton iteration limit (default 100)");
+  solve_command->add_flag("--nlgs-no-line-search", arguments->nlgs_no_line_search,
+                          "nlgs-ebp, nlgs-eal: local Newton without the line search");
   solve_command->add_option("--output", arguments->output,
                             "Write the problem with /solution/r, u (and v for a global problem)");
   solve_command->callback([arguments] { guarded([&] { solve(*arguments); }); });

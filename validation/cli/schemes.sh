@@ -61,5 +61,14 @@ message=$("$moreau" run "$work/ball.json" -o "$work/bad" -q --restart "$work/bad
 test "$status" -eq 2 || { echo "a checkpoint of other bodies was accepted"; exit 1; }
 echo "$message" | grep -q 'bad.json: bodies\[1\].name: expected "ball"' ||
   { echo "unexpected message: $message"; exit 1; }
+# The impulse-velocity scheme exports its contact problem; `fclib solve` takes the NLGS options.
+"$moreau" run "$scenes/sphere_on_plane.json" -o "$work/iv" -n 320 -q --scheme impulse_velocity \
+  --export-fclib 320
+"$moreau" fclib solve "$work/iv/fclib/step_320_local.hdf5" --solver nlgs-eal --nlgs-alpha 0.5 \
+  --tol 1e-10 | grep -q '"converged": true' || { echo "NLGS-EAL did not solve the export"; exit 1; }
+status=0
+"$moreau" fclib solve "$work/iv/fclib/step_320_local.hdf5" --solver pgs --nlgs-alpha 0.5 \
+  2>/dev/null || status=$?
+test "$status" -eq 2 || { echo "--nlgs-alpha was accepted for pgs (status $status)"; exit 1; }
 rm -rf "$work"
 echo "schemes: ok"

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "moreau/integrator/semi_implicit_euler.hpp"
+#include "moreau/model/shape.hpp"
 #include "moreau/solver/solver.hpp"
 
 namespace moreau::test {
@@ -16,6 +17,34 @@ struct EulerSetup : SemiImplicitEulerOptions {
 
 inline std::unique_ptr<ContactSolver> solver_of(const EulerSetup& setup) {
   return make_solver(setup.solver, setup.solver_options);
+}
+
+// A world with gravity -g e_y, one friction coefficient for every pair and a fixed floor
+// y <= 0 as body 0.
+inline World floor_world(double mu, double gravity, Dimension dimension = Dimension::three) {
+  World world;
+  world.dimension = dimension;
+  world.gravity = Vec3(0.0, -gravity, 0.0);
+  world.friction = FrictionTable(mu);
+  RigidBody floor;
+  floor.name = "floor";
+  floor.motion = Motion::fixed;
+  floor.shape.geometry = HalfSpace{Vec3::UnitY()};
+  world.add_body(floor);
+  return world;
+}
+
+// A solid ball (disk in 2D) of the given density; returns its body index.
+inline int add_ball(World& world, double radius, double density, const Vec3& position,
+                    const Vec3& velocity = Vec3::Zero()) {
+  const MassProperties mass = mass_properties(Sphere{radius}, density, world.dimension);
+  RigidBody ball;
+  ball.shape.geometry = Sphere{radius};
+  ball.mass = mass.mass;
+  ball.inertia_body = mass.inertia;
+  ball.position = position;
+  ball.linear_velocity = velocity;
+  return world.add_body(ball);
 }
 
 // The stepper of `setup` (returned by guaranteed copy elision: steppers do not move).

@@ -18,29 +18,7 @@ constexpr double kGravity = 9.81;
 constexpr double kTimeStep = 1e-3;
 constexpr double kRadius = 0.1;
 
-World floor_world(double mu) {
-  World world;
-  world.gravity = Vec3(0.0, -kGravity, 0.0);
-  world.friction = FrictionTable(mu);
-  RigidBody floor;
-  floor.name = "floor";
-  floor.motion = Motion::fixed;
-  floor.shape.geometry = HalfSpace{Vec3::UnitY()};
-  world.add_body(floor);
-  return world;
-}
-
-double add_ball(World& world, const Vec3& position, const Vec3& velocity) {
-  const MassProperties mass = mass_properties(Sphere{kRadius}, 1000.0, world.dimension);
-  RigidBody ball;
-  ball.shape.geometry = Sphere{kRadius};
-  ball.mass = mass.mass;
-  ball.inertia_body = mass.inertia;
-  ball.position = position;
-  ball.linear_velocity = velocity;
-  world.add_body(ball);
-  return mass.mass;
-}
+constexpr double kDensity = 1000.0;  // kg/m^3
 
 // Options under which each solver converges on these small problems: the Jacobi-type ones
 // need a relaxation below 2 / lambda_max of their splitting (Tasora, Anitescu) and more
@@ -62,10 +40,10 @@ test::EulerSetup setup(const std::string& solver) {
 // A column of three balls resting on the floor: the contact under ball k carries the weight
 // of the balls above it and itself, (3 - k) m g dt, and no friction.
 void resting_column_carries_the_weight_above_each_contact(const std::string& solver) {
-  World world = floor_world(0.5);
-  double mass = 0.0;
+  World world = test::floor_world(0.5, kGravity);
   for (int k = 0; k < 3; ++k)
-    mass = add_ball(world, Vec3(0.0, kRadius * (1 + 2 * k), 0.0), Vec3::Zero());
+    test::add_ball(world, kRadius, kDensity, Vec3(0.0, kRadius * (1 + 2 * k), 0.0));
+  const double mass = world.bodies[1].mass;
   auto stepper = test::euler_stepper(world, setup(solver));
   const StepReport& report = stepper.step();
   BOOST_TEST(report.solver_stats.converged,
@@ -87,8 +65,10 @@ void resting_column_carries_the_weight_above_each_contact(const std::string& sol
 // mu times the normal one, against the slip, for Coulomb's law and maximum dissipation alike.
 void sliding_ball_gets_mu_times_the_normal_impulse_against_the_slip(const std::string& solver) {
   constexpr double kMu = 0.3;
-  World world = floor_world(kMu);
-  const double mass = add_ball(world, Vec3(0.0, kRadius, 0.0), Vec3(1.0, 0.0, 0.0));
+  World world = test::floor_world(kMu, kGravity);
+  const double mass =
+      world.bodies[test::add_ball(world, kRadius, kDensity, Vec3(0.0, kRadius, 0.0), Vec3::UnitX())]
+          .mass;
   auto stepper = test::euler_stepper(world, setup(solver));
   const StepReport& report = stepper.step();
   BOOST_TEST(report.solver_stats.converged, solver);

@@ -13,9 +13,9 @@
 #include "moreau/fclib/fclib.hpp"
 #include "moreau/fclib/step_export.hpp"
 #include "moreau/integrator/semi_implicit_euler.hpp"
-#include "test_support.hpp"
 #include "moreau/model/shape.hpp"
 #include "moreau/model/world.hpp"
+#include "test_support.hpp"
 
 using namespace moreau;
 namespace fs = std::filesystem;
@@ -27,27 +27,10 @@ constexpr double kTimeStep = 1e-3;
 // Exact formulas vs the exporter's products of a few double-precision numbers.
 constexpr double kRoundoff = 1e-12;
 
-World make_world(Dimension dimension) {
-  World world;
-  world.dimension = dimension;
-  world.gravity = Vec3(0.0, -kGravity, 0.0);
-  world.friction = FrictionTable(0.4);
-  RigidBody floor;
-  floor.name = "floor";
-  floor.motion = Motion::fixed;
-  floor.shape.geometry = HalfSpace{Vec3::UnitY()};
-  world.add_body(floor);
-  return world;
-}
+World make_world(Dimension dimension) { return test::floor_world(0.4, kGravity, dimension); }
 
 int add_ball(World& world, double radius, const Vec3& position) {
-  const MassProperties mass = mass_properties(Sphere{radius}, 1000.0, world.dimension);
-  RigidBody ball;
-  ball.shape.geometry = Sphere{radius};
-  ball.mass = mass.mass;
-  ball.inertia_body = mass.inertia;
-  ball.position = position;
-  return world.add_body(ball);
+  return test::add_ball(world, radius, 1000.0, position);
 }
 
 test::EulerSetup options(bool frictional) {

@@ -26,6 +26,7 @@
 #include "moreau/nlgs/nlgs_solver.hpp"
 #include "moreau/solver/cone.hpp"
 #include "moreau/solver/merit.hpp"
+#include "test_support.hpp"
 
 namespace bdata = boost::unit_test::data;
 using namespace moreau;
@@ -527,29 +528,13 @@ BOOST_AUTO_TEST_CASE(factory_names_and_option_validation) {
 constexpr double kGravity = 9.81;
 
 World sphere_world(double mu, double restitution) {
-  World world;
-  world.gravity = Vec3(0.0, -kGravity, 0.0);
-  Material material;
-  material.restitution = restitution;
-  world.materials = {material};
-  world.friction = FrictionTable(mu);
-  RigidBody floor;
-  floor.name = "floor";
-  floor.motion = Motion::fixed;
-  floor.shape.geometry = HalfSpace{Vec3::UnitY()};
-  world.add_body(floor);
+  World world = test::floor_world(mu, kGravity);
+  world.materials.front().restitution = restitution;  // every body's material
   return world;
 }
 
 int add_sphere(World& world, double radius, const Vec3& position, const Vec3& velocity) {
-  const MassProperties mass = mass_properties(Sphere{radius}, 2500.0, Dimension::three);
-  RigidBody ball;
-  ball.shape.geometry = Sphere{radius};
-  ball.mass = mass.mass;
-  ball.inertia_body = mass.inertia;
-  ball.position = position;
-  ball.linear_velocity = velocity;
-  return world.add_body(ball);
+  return test::add_ball(world, radius, 2500.0, position, velocity);  // glass
 }
 
 std::unique_ptr<ContactSolver> nlgs_solver(LocalMethod method, double dt) {
