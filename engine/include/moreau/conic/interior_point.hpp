@@ -19,9 +19,11 @@
 // - Mehrotra predictor-corrector: an affine step (sigma = 0) gives sigma = (mu_aff / mu)^3 and
 //   the second-order term; the corrector reuses the same Newton matrix.
 // - Inexact Newton (Kleinert et al. 2014): with the CG back-end each Newton system is solved
-//   to the relative residual eta = min(max_forcing, sigma), the forcing term tied to the
-//   centering, so that the linear solves tighten as the iterates approach the solution; the
-//   inexactness lands in the primal residual, which the next steps reduce.
+//   to the residual eta (|primal residual| + x^T y / |x|) (and at most max_forcing |rhs|),
+//   with the forcing term eta = clamp(sigma, min_forcing, max_forcing) tied to the centering
+//   (max_forcing for the predictor), so that the linear solves tighten as the iterates
+//   approach the solution; the inexactness lands in the primal residual, which the next
+//   Newton right-hand side contains and removes.
 // - Step length: a fraction step_fraction of the largest step keeping x and y in C.
 // Equality constraints are eliminated by a dense Schur complement A H^-1 A^T (meant for few
 // rows); without them the method is the paper's.
@@ -41,7 +43,9 @@ enum class LinearBackend { conjugate_gradient, cholmod };
 std::string to_string(LinearBackend backend);
 
 struct InteriorPointOptions {
-  double tolerance = 1e-10;  // relative residual and gap of converged() below
+  // On max(primal_residual, equality_residual, complementarity) of InteriorPointStats (when
+  // no StopTest is given). Second-order cones: about 1e-8 is the floor rounding allows.
+  double tolerance = 1e-8;
   int max_newton_steps = 200;
   LinearBackend backend = LinearBackend::conjugate_gradient;
   int max_krylov_iterations = 2000;  // per linear solve (CG back-end)

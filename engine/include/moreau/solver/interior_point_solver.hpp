@@ -15,7 +15,8 @@
 // FrictionModel::convex_relaxation is solved directly. FrictionModel::coulomb (De Saxce) is
 // wrapped in a fixed point on s_i = mu_i |u_t,i| (q_n += s, each convex problem solved by the
 // IPM, s refreshed from its solution) until the Coulomb merit meets the tolerance; it has no
-// convergence guarantee for large mu, and says so by its status.
+// convergence guarantee for large mu, and says so by its status (a fixed point that gains
+// less than 10% in 3 rounds in a row stops as diverged, "stalled").
 //
 // Termination: converged (merit <= tolerance), iteration_limit (max_iterations Newton steps
 // used), diverged for every other stop, with SolverStats::stop_reason saying which: the IPM
@@ -38,8 +39,9 @@ struct InteriorPointSolverOptions {
   double max_forcing = 0.1;          // upper bound of the inexact-Newton forcing term
   double step_fraction = 0.99;       // of the step to the cone boundary
   int max_fixed_point_iterations = 50;  // Coulomb problems: rounds of the fixed point on s
-  // Coulomb problems: each round's convex problem is solved to this fraction of the tolerance,
-  // so that the fixed point, not the inner solve, limits the accuracy.
+  // Coulomb problems: each round's convex problem is solved to this fraction of
+  // max(tolerance, the Coulomb merit at the round's start) (an inexact fixed point: no
+  // accuracy beyond what the next refresh of s undoes).
   double inner_tolerance_fraction = 0.1;
   // Throws InputError naming the field.
   void validate() const;
