@@ -17,6 +17,7 @@ packages=(
   libhdf5-dev             # FCLIB problem files (HDF5)
   python3-matplotlib python3-numpy   # figures of the report (scripts/)
   python3-h5py python3-scipy         # independent FCLIB merit check (scripts/fclib_independent_merit.py)
+  python3-cvxopt          # independent conic QP solver (coneqp) the interior point tests compare to
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -36,6 +36,7 @@ constexpr const char* kExperiment = "fclib_benchmark";
 // problem whose solutions are not Coulomb solutions: they are left out.
 const std::vector<std::string> kSolvers = {
     "pgs", "pgj", "apgd", "nlgs-sbp", "nlgs-ebp", "nlgs-sal", "nlgs-eal", "newton", "admm",
+    "ipm-direct",
 };
 // The solver checked to reach the FCLIB merit 1e-8 alone on every supported problem, at its
 // default options and the scale's iteration limit (README.md, "One solver for every file").

@@ -13,6 +13,7 @@
 #include "moreau/nlgs/nlgs_solver.hpp"
 #include "moreau/solver/admm.hpp"
 #include "moreau/solver/apgd.hpp"
+#include "moreau/solver/interior_point_solver.hpp"
 #include "moreau/solver/projected_gauss_jacobi.hpp"
 #include "moreau/solver/projected_gauss_seidel.hpp"
 #include "moreau/solver/semismooth_newton.hpp"
@@ -110,6 +111,7 @@ std::vector<std::string> solver_names() {
   for (const std::string& nlgs : nlgs_solver_names()) names.push_back(nlgs);
   names.push_back("newton");
   names.push_back("admm");
+  names.insert(names.end(), {"ipm", "ipm-direct"});
   return names;
 }
 
@@ -131,6 +133,12 @@ std::unique_ptr<ContactSolver> make_solver(const std::string& name, const Solver
   }
   // ADMM with residual balancing and the De Saxce fixed point (admm.hpp), same mapping.
   if (name == "admm") return std::make_unique<Admm>(admm_options(options));
+  // Interior point method of Kleinert et al. (matrix-free CG / CHOLMOD back-end).
+  if (name == "ipm" || name == "ipm-direct") {
+    InteriorPointSolverOptions ipm;
+    if (name == "ipm-direct") ipm.backend = conic::LinearBackend::cholmod;
+    return std::make_unique<InteriorPointSolver>(options, ipm);
+  }
   std::string known;
   for (const std::string& candidate : solver_names()) {
     known += (known.empty() ? "" : ", ") + candidate;
