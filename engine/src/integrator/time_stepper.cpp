@@ -57,6 +57,16 @@ void TimeStepper::set_compatible(const CompatibleOptions& compatible) {
   options_ = std::move(updated);
 }
 
+VecX free_velocities(const World& world, double dt) {
+  const int body_count = static_cast<int>(world.bodies.size());
+  VecX velocities(kBodyDofs * body_count);
+  for (int b = 0; b < body_count; ++b) {
+    velocities.segment<6>(kBodyDofs * b) =
+        free_velocity(world, b, inverse_mass(world.bodies[b], world.dimension), dt);
+  }
+  return velocities;
+}
+
 void integrate_positions(World& world, double dt) {
   for (RigidBody& b : world.bodies) {
     if (b.motion == Motion::fixed) continue;

@@ -102,6 +102,11 @@ class TimeStepper {
   std::function<void(const StepProblem&)> problem_observer_;
 };
 
+// Velocities (6 per body) at the end of a step of length dt without contact impulses:
+// v + dt M^-1 F_ext (seed 000 eq. 13 with r = 0); fixed bodies have none, prescribed bodies
+// keep their own. The free term every impulse-based stepper starts from.
+VecX free_velocities(const World& world, double dt);
+
 // Integrates positions over one step with end-of-step velocities (seed 000 eq. 13, first
 // line): x+ = x + dt v, R+ = exp(dt omega) R, renormalized.
 void integrate_positions(World& world, double dt);
