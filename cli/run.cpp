@@ -124,6 +124,7 @@ void write_summary(const std::filesystem::path& path, const Scene& scene, double
       {"scene", scene.source},
       {"status", status},
       {"method", to_string(scene.method)},
+      {"scheme", cd && scene.shake_scheme ? to_string(*scene.shake_scheme) : "semi_implicit"},
       {"dimension", static_cast<int>(scene.world.dimension)},
       {"bodies", scene.world.bodies.size()},
       // A DEM run has no contact solver.
@@ -283,9 +284,13 @@ void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
 
   World& world = scene.world;
   std::optional<TimeStepper> cd_stepper;
+  std::optional<ShakeStepper> shake_stepper;  // integrator.scheme "shake" or "rattle"
   std::optional<DemStepper> dem_stepper;
   if (dem)
     dem_stepper.emplace(world, dem->options);
+  else if (scene.shake_scheme)
+    shake_stepper.emplace(world, shake_options(scene),
+                          make_solver(scene.step.solver, scene.step.solver_options));
   else
     cd_stepper.emplace(world, scene.step);
   long exported_steps = 0;
@@ -299,21 +304,25 @@ void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
     if (error)
       throw InputError(fclib_directory.string() + ": cannot create directory: " + error.message());
     const std::string title = "Moreau scene " + scene.source;
-    cd_stepper->set_problem_observer(
-        [selection, fclib_directory, title, &exported_steps](const StepProblem& problem) {
-          if (!selection.contains(problem.step)) return;
-          const fclib::StepExport files = fclib::export_step(problem, title);
-          const std::string stem = "step_" + std::to_string(problem.step);
-          fclib::write_file(fclib_directory / (stem + "_local.hdf5"), files.local);
-          fclib::write_file(fclib_directory / (stem + "_global.hdf5"), files.global);
-          ++exported_steps;
-        });
+    auto observer = [selection, fclib_directory, title,
+                     &exported_steps](const StepProblem& problem) {
+      if (!selection.contains(problem.step)) return;
+      const fclib::StepExport files = fclib::export_step(problem, title);
+      const std::string stem = "step_" + std::to_string(problem.step);
+      fclib::write_file(fclib_directory / (stem + "_local.hdf5"), files.local);
+      fclib::write_file(fclib_directory / (stem + "_global.hdf5"), files.global);
+      ++exported_steps;
+    };
+    if (shake_stepper)
+      shake_stepper->set_problem_observer(observer);
+    else
+      cd_stepper->set_problem_observer(observer);
   }
   StepReport dem_report;
   std::size_t contact_count = 0;
   auto advance = [&](long step) -> const StepReport& {
-    if (cd_stepper) {
-      const StepReport& report = cd_stepper->step();
+    if (cd_stepper || shake_stepper) {
+      const StepReport& report = cd_stepper ? cd_stepper->step() : shake_stepper->step();
       contact_count = report.contacts.size();
       return report;
     }
@@ -425,6 +434,9 @@ void check_scene(const std::string& scene_path) {
             << "  method " << to_string(scene.method)
             << (scene.method == Method::cd && scene.step.compatible.enabled
                     ? ", compatible CD forces"
+                    : "")
+            << (scene.method == Method::cd && scene.shake_scheme
+                    ? ", scheme " + to_string(*scene.shake_scheme)
                     : "")
             << '\n';
   if (scene.method == Method::dem) {

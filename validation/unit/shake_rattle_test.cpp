@@ -10,12 +10,14 @@
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "moreau/collision/collision_detector.hpp"
 #include "moreau/core/error.hpp"
 #include "moreau/integrator/shake_stepper.hpp"
+#include "moreau/io/scene.hpp"
 #include "moreau/model/shape.hpp"
 #include "moreau/model/world.hpp"
 
@@ -316,4 +318,40 @@ BOOST_AUTO_TEST_CASE(BadOptionsAreRefusedByName) {
   nan_gap.closed_gap = std::nan("");
   BOOST_CHECK_THROW(ShakeStepper(world, nan_gap, make("pgs")), InputError);
   BOOST_CHECK_THROW(ShakeStepper(world, ShakeOptions{}, nullptr), InputError);
+}
+
+// Scene files select the scheme with integrator.scheme (docs/scene-format.md): the options
+// reach the stepper, the CCP defaults to Kleinert eq. 22's convex cone, and keys the scheme
+// does not use are refused by name.
+BOOST_AUTO_TEST_CASE(SceneSelectsShakeOrRattle) {
+  const auto scene_with = [](const nlohmann::json& integrator) {
+    return nlohmann::json{{"time_step", 2e-3},
+                          {"steps", 3},
+                          {"collision", {{"margin", 0.01}}},
+                          {"integrator", integrator},
+                          {"bodies", nlohmann::json::array()}};
+  };
+  const Scene rattle = parse_scene(scene_with({{"scheme", "rattle"}, {"closed_gap", 1e-7}}), "t");
+  BOOST_REQUIRE(rattle.shake_scheme.has_value());
+  const ShakeOptions o = shake_options(rattle);
+  BOOST_TEST((o.scheme == ShakeScheme::rattle));
+  BOOST_TEST(o.time_step == 2e-3);
+  BOOST_TEST(o.closed_gap == 1e-7);
+  BOOST_TEST(o.collision.margin == 0.01);
+  BOOST_TEST((o.friction_model == FrictionModel::convex_relaxation));
+  const Scene shake =
+      parse_scene(scene_with({{"scheme", "shake"}, {"friction_model", "coulomb"}}), "t");
+  BOOST_TEST((shake_options(shake).friction_model == FrictionModel::coulomb));
+  BOOST_TEST(!parse_scene(scene_with({{"scheme", "semi_implicit"}}), "t").shake_scheme.has_value());
+  const auto refused = [&](const nlohmann::json& integrator, const std::string& word) {
+    try {
+      parse_scene(scene_with(integrator), "t");
+    } catch (const InputError& e) {
+      return std::string(e.what()).find(word) != std::string::npos;
+    }
+    return false;
+  };
+  BOOST_TEST(refused({{"scheme", "leapfrog"}}, "scheme"));
+  BOOST_TEST(refused({{"scheme", "shake"}, {"impact_law", "plastic"}}, "impact_law"));
+  BOOST_TEST(refused({{"scheme", "shake"}, {"closed_gap", 1e-9}}, "closed_gap"));
 }

@@ -774,8 +774,25 @@ void read_compatible(const Node& node, const StepOptions& step, CompatibleOption
     truss.max_outer_iterations = static_cast<int>(x->integer(1, std::numeric_limits<int>::max()));
 }
 
-void read_integrator(const Node& node, StepOptions& step) {
-  node.expect_object({"frictional", "friction_model", "impact_law", "compatible"});
+void read_integrator(const Node& node, Scene& scene) {
+  StepOptions& step = scene.step;
+  node.expect_object(
+      {"scheme", "frictional", "friction_model", "impact_law", "compatible", "closed_gap"});
+  if (auto x = node.find("scheme")) {
+    const std::string scheme = x->choice({"semi_implicit", "shake", "rattle"}, "scheme");
+    if (scheme != "semi_implicit") {
+      scene.shake_scheme = scheme == "shake" ? ShakeScheme::shake : ShakeScheme::rattle;
+      // Kleinert eq. 22: the CCP of SHAKE and RATTLE is the convex (De Saxce-relaxed) one.
+      step.friction_model = FrictionModel::convex_relaxation;
+      for (const char* key : {"impact_law", "compatible"})
+        if (auto other = node.find(key))
+          other->fail("not used by the \"" + scheme + "\" scheme (semi_implicit only)");
+    }
+  }
+  if (auto x = node.find("closed_gap")) {
+    if (scene.shake_scheme != ShakeScheme::rattle) x->fail("only used by the \"rattle\" scheme");
+    scene.closed_gap = x->non_negative();
+  }
   if (auto x = node.find("frictional")) step.frictional = x->boolean();
   if (auto x = node.find("friction_model"))
     step.friction_model = x->choice({"coulomb", "convex_relaxation"}) == "coulomb"
@@ -1029,6 +1046,17 @@ std::string to_string(SolverFailurePolicy policy) {
   return policy == SolverFailurePolicy::warn ? "warn" : "stop";
 }
 
+ShakeOptions shake_options(const Scene& scene) {
+  ShakeOptions options;
+  options.time_step = scene.step.time_step;
+  options.scheme = scene.shake_scheme.value_or(ShakeScheme::shake);
+  options.frictional = scene.step.frictional;
+  options.friction_model = scene.step.friction_model;
+  options.collision = scene.step.collision;
+  if (scene.closed_gap) options.closed_gap = *scene.closed_gap;
+  return options;
+}
+
 std::string to_string(Method method) { return method == Method::cd ? "cd" : "dem"; }
 
 DemRun dem_run(const Scene& scene) {
@@ -1084,7 +1112,7 @@ Scene parse_scene(const nlohmann::json& document, const std::string& source_name
   scene.steps = read_step_count(root, scene.step.time_step);
   if (auto x = root.find("method"))
     scene.method = x->choice({"cd", "dem"}, "method") == "cd" ? Method::cd : Method::dem;
-  if (auto x = root.find("integrator")) read_integrator(*x, scene.step);
+  if (auto x = root.find("integrator")) read_integrator(*x, scene);
   if (auto x = root.find("dem")) read_dem(*x, scene);
   if (auto x = root.find("collision")) read_collision(*x, scene.step.collision);
   if (auto x = root.find("solver")) read_solver(*x, scene.step, scene.on_solver_failure);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "moreau/dem/dem_stepper.hpp"
+#include "moreau/integrator/shake_stepper.hpp"
 #include "moreau/integrator/time_stepper.hpp"
 #include "moreau/model/world.hpp"
 
@@ -38,7 +39,12 @@ struct Scene {
   World world;
   Method method = Method::cd;
   StepOptions step;
-  long steps = 0;  // number of time steps to run
+  // integrator.scheme: unset runs the semi-implicit Euler of seed 000 (TimeStepper), else
+  // Kleinert's nonsmooth SHAKE or RATTLE (ShakeStepper) with the same time step, collision,
+  // friction and solver settings (shake_options).
+  std::optional<ShakeScheme> shake_scheme;
+  std::optional<double> closed_gap;  // integrator.closed_gap (rattle), m
+  long steps = 0;                    // number of time steps to run
   // Read (and checked) whatever the method, so that `moreau run --method dem` can switch.
   DemOptions dem;
   bool dem_time_step_auto = true;      // dem.time_step from the stability estimate at run time
@@ -56,6 +62,9 @@ Scene load_scene(const std::string& path);
 
 // Same as load_scene for an already parsed document; `source_name` prefixes every message.
 Scene parse_scene(const nlohmann::json& document, const std::string& source_name);
+
+// The ShakeStepper options of a scene with integrator.scheme "shake" or "rattle".
+ShakeOptions shake_options(const Scene& scene);
 
 std::string to_string(SolverFailurePolicy policy);
 std::string to_string(Method method);
