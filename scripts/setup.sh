@@ -16,6 +16,7 @@ packages=(
   libcli11-dev            # command-line parsing of `moreau`
   libhdf5-dev             # FCLIB problem files (HDF5)
   python3-matplotlib python3-numpy   # figures of the report (scripts/)
+  python3-cvxopt          # independent conic QP solver (coneqp) the interior point tests compare to
 )
 missing=()
 for p in "${packages[@]}"; do

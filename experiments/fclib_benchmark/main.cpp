@@ -35,7 +35,7 @@ constexpr const char* kExperiment = "fclib_benchmark";
 // md_jacobi and md_blend solve the maximum-dissipation impact law (seed 003), a different
 // problem whose solutions are not Coulomb solutions: they are left out.
 const std::vector<std::string> kSolvers = {
-    "pgs", "pgj", "apgd", "nlgs-sbp", "nlgs-ebp", "nlgs-sal", "nlgs-eal",
+    "pgs", "pgj", "apgd", "nlgs-sbp", "nlgs-ebp", "nlgs-sal", "nlgs-eal", "ipm-direct",
 };
 // The two accuracies of the FCLIB solver comparison (Acary, Bremond & Huber 2018).
 const std::vector<double> kTolerances = {1e-4, 1e-8};

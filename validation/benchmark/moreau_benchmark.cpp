@@ -199,22 +199,26 @@ struct Traffic {
   double logical = 0.0;     // every operand counted each time the kernel loads it
 };
 
-// ContactSystem::apply: gather M^-1 H x per body over its contacts, then J v per contact.
+// ContactSystem::apply with its compact Jacobians: the gather reads, per body, its CSR start,
+// its inverse mass (3 + 9 numbers) and, per side, the signed frame (9), the lever (3), the
+// contact index and x_c, then writes the body velocity; the product reads, per contact, the
+// frame, two levers, two body indices and the two body velocities and writes y_c.
 Traffic matrix_free_traffic(const moreau::ContactSystem& system) {
   const double m = system.rows_per_contact();
   const double contacts = system.contact_count();
   const double bodies = system.body_count();
-  double sides = 0.0;  // contact sides on dynamic bodies (a Jacobian and a mobility block each)
+  double sides = 0.0;  // contact sides on dynamic bodies
   for (const moreau::ContactRows& row : system.rows())
     sides += (row.body_a >= 0) + (row.body_b >= 0);
-  const double block = 18.0 * sizeof(double);  // 3 x 6 Jacobian or 6 x 3 mobility block
+  const double frame = 9.0 * sizeof(double);
+  const double lever = 3.0 * sizeof(double);
   const double velocity = 6.0 * sizeof(double);
+  const double inverse_mass = 12.0 * sizeof(double);
   Traffic t;
-  // Gather: CSR start (per body) and index (per side), mobility blocks, x; body velocities
-  // zeroed and written. Product: body indices, Jacobian blocks, body velocities, y written.
-  const double fixed = bodies * (sizeof(int) + 2.0 * velocity) +
-                       sides * (sizeof(int) + 2.0 * block) +
-                       contacts * (2.0 * sizeof(int) + m * sizeof(double));
+  const double fixed = bodies * (sizeof(int) + inverse_mass + velocity) +
+                       sides * (frame + lever + sizeof(int)) +
+                       contacts * (frame + 2.0 * lever + 2.0 * sizeof(int) + m * sizeof(double));
+  // Compulsory: x and the body velocities read once; logical: once per side that loads them.
   t.compulsory = fixed + contacts * m * sizeof(double) + bodies * velocity;
   t.logical = fixed + sides * (m * sizeof(double) + velocity);
   return t;
@@ -276,9 +280,8 @@ json bench_bandwidth(const Settings& settings, double& triad_best) {
   return out;
 }
 
-json bench_delassus(const Settings& settings, double triad_best) {
-  const int spheres = 100'000;
-  heading("Delassus product W x, " + std::to_string(spheres) + " spheres, frictional (3 rows)");
+// One size of the Delassus product benchmark: matrix-free and assembled, each thread count.
+json bench_delassus_size(const Settings& settings, double triad_best, int spheres) {
   const auto build_start = Clock::now();
   const std::unique_ptr<ConeScene> scene = cone_scene(spheres, 3);
   const double build_seconds = seconds_since(build_start);
@@ -291,9 +294,10 @@ json bench_delassus(const Settings& settings, double triad_best) {
   const double min_seconds = settings.quick ? 0.3 : 1.5;
   const Traffic free_bytes = matrix_free_traffic(system);
 
-  std::printf("contacts %d (%.2f per sphere), %d unknowns, scene + ContactSystem built in %.2f s\n",
-              system.contact_count(), static_cast<double>(system.contact_count()) / spheres, n,
-              build_seconds);
+  std::printf("\n%d spheres: contacts %d (%.2f per sphere), %d unknowns, scene + ContactSystem "
+              "built in %.2f s\n",
+              spheres, system.contact_count(),
+              static_cast<double>(system.contact_count()) / spheres, n, build_seconds);
   std::printf("bytes per product: matrix-free compulsory %.1f MB, logical %.1f MB\n",
               free_bytes.compulsory / 1e6, free_bytes.logical / 1e6);
   json out = {
@@ -302,7 +306,6 @@ json bench_delassus(const Settings& settings, double triad_best) {
       {"rows_per_contact", 3},
       {"matrix_free",
        {{"bytes_compulsory", free_bytes.compulsory}, {"bytes_logical", free_bytes.logical}}}};
-
   const auto assemble_start = Clock::now();
   const moreau::SparseDelassus sparse(system.assemble(), 3);
   const double assemble_seconds = seconds_since(assemble_start);
@@ -357,6 +360,18 @@ json bench_delassus(const Settings& settings, double triad_best) {
               two.c_str(), out["matrix_free"]["speedup"].get<double>(),
               out["assembled"]["speedup"].get<double>());
   omp_set_num_threads(settings.threads.back());
+  return out;
+}
+
+// The interior point method's inner loop (Kleinert Sec. 4.2) at about 1e4, 1e5 and 1e6
+// contacts (~1.85 contacts per sphere in the packing), beside the assembled product and the
+// triad bandwidth of the same run.
+json bench_delassus(const Settings& settings, double triad_best) {
+  heading("Delassus product W x, frictional (3 rows), ~1e4, 1e5, 1e6 contacts");
+  json out = json::array();
+  for (const int spheres : {5'400, 54'000, 540'000}) {
+    out.push_back(bench_delassus_size(settings, triad_best, spheres));
+  }
   return out;
 }
 

@@ -100,22 +100,54 @@ ContactSystem::ContactSystem(const World& world, const std::vector<Contact>& con
     if (rows_[i].body_a >= 0) body_contact_index_[fill[rows_[i].body_a]++] = 2 * i;
     if (rows_[i].body_b >= 0) body_contact_index_[fill[rows_[i].body_b]++] = 2 * i + 1;
   }
+
+  // Compact Jacobians for apply(): the frame (rows n, t1, t2; rows past rows_per_contact zero,
+  // as in the Jacobian blocks) and each dynamic side's lever.
+  frame_.resize(contacts.size());
+  lever_.assign(2 * contacts.size(), Vec3::Zero());
+  bodies_.resize(contacts.size());
+  for (int i = 0; i < contact_count; ++i) {
+    const Contact& c = contacts[i];
+    Mat3 frame;
+    frame.row(0) = c.normal.transpose();
+    frame.row(1) = c.tangent1.transpose();
+    frame.row(2) = c.tangent2.transpose();
+    frame.bottomRows(3 - rows_per_contact).setZero();
+    frame_[i] = frame;
+    bodies_[i] = {rows_[i].body_a, rows_[i].body_b};
+    if (rows_[i].body_a >= 0) lever_[2 * i] = c.point - world.bodies[c.body_a].position;
+    if (rows_[i].body_b >= 0) lever_[2 * i + 1] = c.point - world.bodies[c.body_b].position;
+  }
+  gather_frame_.resize(body_contact_index_.size());
+  gather_lever_.resize(body_contact_index_.size());
+  gather_contact_.resize(body_contact_index_.size());
+  for (std::size_t k = 0; k < body_contact_index_.size(); ++k) {
+    const int entry = body_contact_index_[k];
+    const int contact = entry / 2;
+    // u is the velocity of b relative to a: side a enters with a minus sign.
+    gather_frame_[k] = (entry % 2 == 0 ? -1.0 : 1.0) * frame_[contact];
+    gather_lever_[k] = lever_[entry];
+    gather_contact_[k] = contact;
+  }
 }
 
 namespace {
 
-// M^-1 H x for one body, with the row count fixed at compile time: the runtime-sized block
-// products cost about a third of the matrix-free product's time.
+// H x for one body over its sides k in [first, last): J_side^T x_c = (f, lever x f) with
+// f = (sign F)^T x_c; the row count is fixed at compile time (runtime-sized block products
+// cost about a third of the product's time).
 template <int Rows>
-Vec6 gather_body(const std::vector<ContactRows>& rows, const int* entries, int count,
-                 const VecX& x) {
-  Vec6 sum = Vec6::Zero();
-  for (int k = 0; k < count; ++k) {
-    const int entry = entries[k];
-    const ContactRows& row = rows[entry / 2];
-    const Mobility& mobility = (entry % 2 == 0) ? row.mobility_a : row.mobility_b;
-    sum.noalias() += mobility.leftCols<Rows>() * x.segment<Rows>(Rows * (entry / 2));
+Vec6 gather_body(const Mat3* frames, const Vec3* levers, const int* contacts, int first,
+                 int last, const VecX& x) {
+  Vec3 force = Vec3::Zero();
+  Vec3 torque = Vec3::Zero();
+  for (int k = first; k < last; ++k) {
+    const Vec3 f = frames[k].topRows<Rows>().transpose() * x.segment<Rows>(Rows * contacts[k]);
+    force += f;
+    torque += levers[k].cross(f);
   }
+  Vec6 sum;
+  sum << force, torque;
   return sum;
 }
 
@@ -128,21 +160,24 @@ void ContactSystem::gather_velocity(const VecX& x, VecX& body_velocity) const {
   body_velocity.resize(kBodyDofs * body_count);
 #pragma omp parallel for schedule(dynamic, 256) if (body_count > kParallelGrain)
   for (int b = 0; b < body_count; ++b) {
-    const int* entries = body_contact_index_.data() + body_contact_start_[b];
-    const int count = body_contact_start_[b + 1] - body_contact_start_[b];
+    const int first = body_contact_start_[b];
+    const int last = body_contact_start_[b + 1];
+    const Mat3* frames = gather_frame_.data();
+    const Vec3* levers = gather_lever_.data();
+    const int* contacts = gather_contact_.data();
     Vec6 sum;
     switch (rows_per_contact_) {
       case 1:
-        sum = gather_body<1>(rows_, entries, count, x);
+        sum = gather_body<1>(frames, levers, contacts, first, last, x);
         break;
       case 2:
-        sum = gather_body<2>(rows_, entries, count, x);
+        sum = gather_body<2>(frames, levers, contacts, first, last, x);
         break;
       default:
-        sum = gather_body<3>(rows_, entries, count, x);
+        sum = gather_body<3>(frames, levers, contacts, first, last, x);
         break;
     }
-    body_velocity.segment<6>(kBodyDofs * b) = sum;
+    body_velocity.segment<6>(kBodyDofs * b) = inverse_mass_[b].apply(sum);
   }
 }
 
@@ -156,12 +191,18 @@ VecX ContactSystem::contact_velocity(const VecX& body_velocities) const {
   const int m = rows_per_contact_;
   const int contact_count = this->contact_count();
   VecX y(m * contact_count);
+  // J_a v_a + J_b v_b = F ((v + omega x lever)_b - (v + omega x lever)_a).
+  auto point_velocity = [&](int body, const Vec3& lever) -> Vec3 {
+    const auto v = body_velocities.segment<6>(kBodyDofs * body);
+    return v.head<3>() + v.tail<3>().cross(lever);
+  };
 #pragma omp parallel for schedule(static) if (contact_count > kParallelGrain)
   for (int i = 0; i < contact_count; ++i) {
-    const ContactRows& row = rows_[i];
-    Vec3 u = Vec3::Zero();
-    if (row.body_a >= 0) u += row.jacobian_a * body_velocities.segment<6>(kBodyDofs * row.body_a);
-    if (row.body_b >= 0) u += row.jacobian_b * body_velocities.segment<6>(kBodyDofs * row.body_b);
+    const Eigen::Vector2i bodies = bodies_[i];
+    Vec3 relative = Vec3::Zero();
+    if (bodies[0] >= 0) relative -= point_velocity(bodies[0], lever_[2 * i]);
+    if (bodies[1] >= 0) relative += point_velocity(bodies[1], lever_[2 * i + 1]);
+    const Vec3 u = frame_[i] * relative;
     y.segment(m * i, m) = u.head(m);
   }
   return y;

@@ -12,6 +12,7 @@
 #include "moreau/impact/block_solvers.hpp"
 #include "moreau/nlgs/nlgs_solver.hpp"
 #include "moreau/solver/apgd.hpp"
+#include "moreau/solver/interior_point_solver.hpp"
 #include "moreau/solver/projected_gauss_jacobi.hpp"
 #include "moreau/solver/projected_gauss_seidel.hpp"
 
@@ -106,6 +107,7 @@ std::vector<int> visiting_order(const SolverOptions& options, int contacts) {
 std::vector<std::string> solver_names() {
   std::vector<std::string> names{"pgs", "pgj", "apgd", "md_gs", "md_jacobi", "md_blend"};
   for (const std::string& nlgs : nlgs_solver_names()) names.push_back(nlgs);
+  names.insert(names.end(), {"ipm", "ipm-direct"});
   return names;
 }
 
@@ -120,6 +122,12 @@ std::unique_ptr<ContactSolver> make_solver(const std::string& name, const Solver
   if (name == "md_blend") return std::make_unique<MaxDissipationBlend>(options);
   // NLGS with the local solvers of seed 004 (nlgs-sbp, nlgs-ebp, nlgs-sal, nlgs-eal).
   if (auto nlgs = make_nlgs_solver(name, options)) return nlgs;
+  // Interior point method of Kleinert et al. (matrix-free CG / CHOLMOD back-end).
+  if (name == "ipm" || name == "ipm-direct") {
+    InteriorPointSolverOptions ipm;
+    if (name == "ipm-direct") ipm.backend = conic::LinearBackend::cholmod;
+    return std::make_unique<InteriorPointSolver>(options, ipm);
+  }
   std::string known;
   for (const std::string& candidate : solver_names()) {
     known += (known.empty() ? "" : ", ") + candidate;

@@ -39,7 +39,11 @@ VecX friction_coefficients(const World& world, const std::vector<Contact>& conta
 // The contact system of one time step: Jacobians of all contacts and the inverse masses of
 // all bodies. Implements the Delassus operator matrix-free: W x = J M^-1 J^T x, computed as a
 // gather over each body's contacts (no atomics, deterministic) then a per-contact product,
-// both OpenMP-parallel.
+// both OpenMP-parallel. The product (the interior point method's inner loop) reads a compact
+// form of the Jacobians, J_side v = sign F (v + omega x lever) with the contact frame F and
+// the lever p - x of each side (12 numbers per side instead of a 3 x 6 Jacobian and a 6 x 3
+// mobility block), stored in the order each phase streams through them; M^-1 is applied
+// once per body after its gather.
 class ContactSystem final : public DelassusOperator {
  public:
   // rows_per_contact: 1 for frictionless problems, else the world dimension.
@@ -74,6 +78,15 @@ class ContactSystem final : public DelassusOperator {
   // For each body, the (contact, side) pairs touching it, in contact order (CSR layout).
   std::vector<int> body_contact_start_;
   std::vector<int> body_contact_index_;  // 2*contact + side (0 = a, 1 = b)
+  // Compact Jacobians (see the class comment). Gather phase, in body_contact_index_ order:
+  // sign * F and the lever of each side, and its contact. Product phase, in contact order:
+  // F, the two levers and the two bodies (-1: not dynamic).
+  std::vector<Mat3> gather_frame_;
+  std::vector<Vec3> gather_lever_;
+  std::vector<int> gather_contact_;
+  std::vector<Mat3> frame_;
+  std::vector<Vec3> lever_;             // 2 per contact: side a, side b
+  std::vector<Eigen::Vector2i> bodies_;  // (body_a, body_b)
   void gather_velocity(const VecX& x, VecX& body_velocity) const;
 };
 

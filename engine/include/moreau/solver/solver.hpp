@@ -1,6 +1,7 @@
 #pragma once
 // Solver interface: a solver maps an immutable ConeProblem and its options to impulses and a
 // SolverStats. Non-convergence is a status, never an exception.
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,6 +50,13 @@ struct SolverStats {
   double wall_seconds = 0.0;
   int threads = 1;
   double tolerance = 0.0;  // the tolerance actually used
+  // Interior point solvers (Kleinert et al.): Krylov iterations per Newton step and in total
+  // (0 with a direct back-end), the paper's error(gamma, u) (NaN for other solvers) and why a
+  // solve stopped without converging (empty otherwise).
+  std::vector<int> krylov_iterations_per_step;
+  int krylov_iterations = 0;
+  double kleinert_error = std::numeric_limits<double>::quiet_NaN();
+  std::string stop_reason;
 };
 
 class ContactSolver {
@@ -65,7 +73,7 @@ class ContactSolver {
 };
 
 // Names: "pgs", "pgj", "apgd", "md_gs", "md_jacobi", "md_blend", "nlgs-sbp", "nlgs-ebp", "nlgs-sal",
-// "nlgs-eal". Throws InputError for an unknown name, listing the known ones.
+// "nlgs-eal", "ipm", "ipm-direct". Throws InputError for an unknown name, listing the known ones.
 // Contact visiting order of Gauss-Seidel solvers for SolverOptions::order (random: std::mt19937
 // seeded with SolverOptions::seed, shuffled once).
 std::vector<int> visiting_order(const SolverOptions& options, int contacts);

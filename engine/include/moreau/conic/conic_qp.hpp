@@ -1,0 +1,67 @@
+#pragma once
+// The conic quadratic program the interior point method solves, for the whole suite:
+//
+//   minimize 1/2 x^T (N + C) x + r^T x   subject to  x in C_1 x ... x C_m,  A x = b
+//
+// with N symmetric positive semi-definite (given as a matrix-free operator or an assembled
+// sparse matrix), C >= 0 an optional diagonal compliance, each C_k a second-order cone of
+// dimension 1 (R+), 2 or 3 (jordan_algebra.hpp) and optional linear equality constraints.
+// Its optimality conditions are the cone complementarity problem (Kleinert eq. 23)
+//
+//   C ∋ x  ⊥  y = (N + C) x + r - A^T z  ∈ C,   A x = b     (z: equality multipliers).
+//
+// Contact problems reach it through the transformation of Kleinert eq. 22 -> 23 (see
+// interior_point_solver.hpp); a force-based problem with contact elasticity supplies C.
+#include <vector>
+
+#include "moreau/contact/delassus.hpp"
+#include "moreau/core/types.hpp"
+
+namespace moreau::conic {
+
+// N as a symmetric linear operator on the stacked cone variables.
+class QuadraticOperator {
+ public:
+  virtual ~QuadraticOperator() = default;
+  virtual int size() const = 0;
+  // y = N x.
+  virtual void apply(const VecX& x, VecX& y) const = 0;
+  // The dim x dim diagonal block of N at rows/columns [offset, offset + dim) (leading block
+  // of the Mat3), for the block-diagonal preconditioner.
+  virtual Mat3 diagonal_block(int offset, int dim) const = 0;
+  // N assembled (for the direct back-end); full symmetric storage.
+  virtual SparseMatrix assemble() const = 0;
+};
+
+// N given as a sparse matrix (full symmetric storage). Throws InputError for a non-square,
+// non-symmetric or non-finite matrix.
+class SparseQuadraticOperator final : public QuadraticOperator {
+ public:
+  explicit SparseQuadraticOperator(SparseMatrix matrix);
+  int size() const override { return matrix_.size(); }
+  void apply(const VecX& x, VecX& y) const override;
+  Mat3 diagonal_block(int offset, int dim) const override;
+  SparseMatrix assemble() const override { return matrix_.matrix(); }
+
+ private:
+  SparseDelassus matrix_;
+};
+
+struct ConicQp {
+  const QuadraticOperator* hessian = nullptr;  // N
+  VecX compliance;                             // diagonal of C (>= 0); empty: C = 0
+  VecX linear;                                 // r
+  std::vector<int> cone_dimensions;            // 1, 2 or 3 each, summing to size()
+  SparseMatrix equality;                       // A (rows x size()); 0 rows: none
+  VecX equality_rhs;                           // b
+
+  int size() const { return hessian ? hessian->size() : 0; }
+  // Throws InputError naming the field: null N, sizes that do not match, a cone dimension
+  // outside 1..3, negative or non-finite compliance, non-finite r, A or b.
+  void validate() const;
+};
+
+// Offsets of the cones in the stacked vector (size cones + 1, last = size()).
+std::vector<int> cone_offsets(const std::vector<int>& cone_dimensions);
+
+}  // namespace moreau::conic

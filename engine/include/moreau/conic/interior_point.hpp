@@ -1,0 +1,101 @@
+#pragma once
+// Primal-dual interior point method for the conic QP of conic_qp.hpp (Kleinert, Simeon &
+// Dressler Sec. 4.1; Kleinert, Simeon & Obermayr 2014). The variant:
+//
+// - Infeasible primal-dual path following on the CCP (Kleinert eq. 23)
+//     y = (N + C) x + r - A^T z,  A x = b,  x_i o y_i = sigma mu e,  x_i, y_i in int C_i,
+//   with mu = x^T y / m (m cones) and the centering sigma driven to 0.
+// - Nesterov-Todd scaling (jordan_algebra.hpp): the complementarity row is linearized in the
+//   scaled point lambda = W x = W^-1 y, which eliminates dy and leaves the Newton matrix
+//   N + C + W^2 (Kleinert Sec. 4.1: "A = W + N", W block diagonal with one block per cone)
+//   symmetric positive definite whenever N + C is semi-definite, so CG and Cholesky apply.
+// - The scaling follows the iterates in the scaled space, as in CVXOPT (Vandenberghe, "The
+//   CVXOPT linear and quadratic cone program solvers"): A <- W~ A with W~ the NT scaling of the
+//   well-centered scaled step, A^T A = W^2; recomputing W from x and y loses the small
+//   spectral values of iterates near the cone boundary and stalls near 1e-6. Even so, on
+//   second-order cones rounding limits the complementarity (|x o y| relative) to about
+//   sqrt(epsilon) ~ 1e-8 where x and y both lie on the boundary (a sliding contact): the
+//   status numerical_limit then says so.
+// - Mehrotra predictor-corrector: an affine step (sigma = 0) gives sigma = (mu_aff / mu)^3 and
+//   the second-order term; the corrector reuses the same Newton matrix.
+// - Inexact Newton (Kleinert et al. 2014): with the CG back-end each Newton system is solved
+//   to the relative residual eta = min(max_forcing, sigma), the forcing term tied to the
+//   centering, so that the linear solves tighten as the iterates approach the solution; the
+//   inexactness lands in the primal residual, which the next steps reduce.
+// - Step length: a fraction step_fraction of the largest step keeping x and y in C.
+// Equality constraints are eliminated by a dense Schur complement A H^-1 A^T (meant for few
+// rows); without them the method is the paper's.
+//
+// Two linear-algebra back-ends behind one interface: matrix-free preconditioned CG with the
+// block-diagonal (one block per cone) preconditioner, every product through N (the paper's
+// IPM-MF), and a direct CHOLMOD factorization of the assembled N + C + W^2.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "moreau/conic/conic_qp.hpp"
+
+namespace moreau::conic {
+
+enum class LinearBackend { conjugate_gradient, cholmod };
+std::string to_string(LinearBackend backend);
+
+struct InteriorPointOptions {
+  double tolerance = 1e-10;  // relative residual and gap of converged() below
+  int max_newton_steps = 200;
+  LinearBackend backend = LinearBackend::conjugate_gradient;
+  int max_krylov_iterations = 2000;  // per linear solve (CG back-end)
+  // Upper bound of the CG forcing term eta = min(max_forcing, sigma) (inexact Newton).
+  double max_forcing = 0.1;
+  // Smallest forcing term: CG in double precision cannot reach below it.
+  double min_forcing = 1e-13;
+  // Fraction of the step to the cone boundary (keeps the iterates interior).
+  double step_fraction = 0.99;
+  // Throws InputError naming the field.
+  void validate() const;
+};
+
+enum class InteriorPointStatus {
+  converged,
+  iteration_limit,
+  diverged,         // a non-finite iterate, or steps that shrink to nothing (no solution)
+  not_positive_definite,  // N + C + W^2 not positive definite: N is not semi-definite
+  numerical_limit,  // rounding made N + C + W^2 singular close to the solution (x, y: last
+                    // iterate); the tolerance asked for more than double precision gives
+};
+std::string to_string(InteriorPointStatus status);
+
+struct InteriorPointStats {
+  InteriorPointStatus status = InteriorPointStatus::iteration_limit;
+  std::string message;  // why it stopped, for the non-converged statuses
+  int newton_steps = 0;
+  std::vector<int> krylov_iterations_per_step;  // predictor + corrector (+ Schur) per step
+  int krylov_iterations = 0;                    // total
+  double primal_residual = 0.0;  // || (N + C) x + r - A^T z - y || / ||r||
+  double equality_residual = 0.0;  // || A x - b || / max(||b||, ||r||) (0 without A)
+  double gap = 0.0;               // x^T y / (||x|| ||r||)
+  // || (x_k o y_k)_k || / (||x|| ||r||): unlike the gap (the trace of x o y) it is of first
+  // order in the angle between x_k and the reflection of y_k at a boundary-boundary pair.
+  double complementarity = 0.0;
+  double mu = 0.0;                // x^T y / m
+};
+
+// The iterate handed to a caller's stop test after each Newton step.
+struct InteriorPointIterate {
+  const VecX& x;
+  const VecX& y;
+  const InteriorPointStats& stats;
+};
+// Returns true to stop (counted as converged). Without one, the method stops when
+// max(primal_residual, equality_residual, complementarity) <= tolerance.
+using StopTest = std::function<bool(const InteriorPointIterate&)>;
+
+// Solves `problem`. x (and z, the equality multipliers): initial guess when `warm_start`
+// (shifted into the interior), solution on exit; y = (N + C) x + r - A^T z in C on exit
+// (up to the primal residual). Throws InputError for an invalid problem or options;
+// non-convergence is a status.
+InteriorPointStats solve_conic_qp(const ConicQp& problem, const InteriorPointOptions& options,
+                                  VecX& x, VecX& y, VecX& z, bool warm_start = false,
+                                  const StopTest& stop = {});
+
+}  // namespace moreau::conic

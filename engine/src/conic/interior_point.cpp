@@ -1,0 +1,380 @@
+#include "moreau/conic/interior_point.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "moreau/conic/jordan_algebra.hpp"
+#include "moreau/core/error.hpp"
+#include "newton_system.hpp"
+
+namespace moreau::conic {
+
+std::string to_string(LinearBackend backend) {
+  return backend == LinearBackend::cholmod ? "cholmod" : "conjugate_gradient";
+}
+
+std::string to_string(InteriorPointStatus status) {
+  switch (status) {
+    case InteriorPointStatus::converged:
+      return "converged";
+    case InteriorPointStatus::iteration_limit:
+      return "iteration_limit";
+    case InteriorPointStatus::diverged:
+      return "diverged";
+    case InteriorPointStatus::not_positive_definite:
+      return "not_positive_definite";
+    case InteriorPointStatus::numerical_limit:
+      return "numerical_limit";
+  }
+  return "unknown";
+}
+
+void InteriorPointOptions::validate() const {
+  auto reject = [](const std::string& field, double value, const std::string& bound) {
+    std::ostringstream message;
+    message << "InteriorPointOptions." << field << " = " << value << " " << bound;
+    throw InputError(message.str());
+  };
+  if (!(tolerance >= 0.0) || !std::isfinite(tolerance)) {
+    reject("tolerance", tolerance, "must be finite and >= 0");
+  }
+  if (max_newton_steps < 0) reject("max_newton_steps", max_newton_steps, "must be >= 0");
+  if (max_krylov_iterations < 1) {
+    reject("max_krylov_iterations", max_krylov_iterations, "must be >= 1");
+  }
+  if (!(max_forcing > 0.0 && max_forcing < 1.0)) {
+    reject("max_forcing", max_forcing, "must lie in (0, 1)");
+  }
+  if (!(min_forcing > 0.0 && min_forcing <= max_forcing)) {
+    reject("min_forcing", min_forcing, "must lie in (0, max_forcing]");
+  }
+  if (!(step_fraction > 0.0 && step_fraction < 1.0)) {
+    reject("step_fraction", step_fraction, "must lie in (0, 1)");
+  }
+}
+
+namespace {
+
+// Guards the relative measures against a zero normalizer (r = 0, whose solution is x = 0).
+constexpr double kTiny = 1e-300;
+// Steps below this fraction make no progress: the iterates are stuck at the cone boundary,
+// which happens when the problem has no solution (infeasible or unbounded).
+constexpr double kSmallestStep = 1e-12;
+constexpr int kStalledStepsAllowed = 5;
+// Residuals below which a singular Newton matrix is blamed on rounding, not on N (the Newton
+// matrix's condition number ~ 1/mu exceeds 1/epsilon about there).
+constexpr double kNumericalLimitResidual = 1e-6;
+// Below this many cones a block loop costs less than an OpenMP fork/join.
+constexpr int kParallelCones = 2048;
+
+class Solver {
+ public:
+  Solver(const ConicQp& problem, const InteriorPointOptions& options)
+      : problem_(problem),
+        options_(options),
+        dims_(problem.cone_dimensions),
+        offsets_(cone_offsets(problem.cone_dimensions)),
+        cones_(static_cast<int>(problem.cone_dimensions.size())),
+        equality_rows_(static_cast<int>(problem.equality.rows())),
+        system_(detail::make_newton_system(problem, options)),
+        scalings_(problem.cone_dimensions.size()),
+        scaling_squared_(problem.cone_dimensions.size()) {}
+
+  InteriorPointStats run(VecX& x, VecX& y, VecX& z, bool warm_start, const StopTest& stop) {
+    initial_point(x, y, z, warm_start);
+    VecX hx(x.size());  // (N + C) x
+    const double r_norm = std::max(problem_.linear.norm(), kTiny);
+    const double b_norm = problem_.equality_rhs.size() > 0 ? problem_.equality_rhs.norm() : 0.0;
+    int stalled = 0;
+    for (;;) {
+      apply_hessian(x, hx);
+      VecX residual = hx + problem_.linear - y;  // primal residual of y = (N + C) x + r - A^T z
+      VecX equality_residual;
+      if (equality_rows_ > 0) {
+        residual -= problem_.equality.transpose() * z;
+        equality_residual = problem_.equality_rhs - problem_.equality * x;
+        stats_.equality_residual =
+            equality_residual.norm() /
+            std::max({b_norm, (problem_.equality * x).norm(), kTiny});
+      }
+      const double xy = x.dot(y);
+      stats_.mu = xy / std::max(cones_, 1);
+      stats_.primal_residual = residual.norm() / r_norm;
+      stats_.gap = xy / std::max(x.norm() * r_norm, kTiny);
+      double products = 0.0;
+      for (int k = 0; k < cones_; ++k) {
+        products += jordan_product(cone(x, k), cone(y, k), dims_[k]).squaredNorm();
+      }
+      stats_.complementarity = std::sqrt(products) / std::max(x.norm() * r_norm, kTiny);
+      if (!x.allFinite() || !y.allFinite() || !std::isfinite(stats_.primal_residual)) {
+        return finish(InteriorPointStatus::diverged, "a non-finite iterate");
+      }
+      const bool done = stop ? stop({x, y, stats_})
+                             : std::max({stats_.primal_residual, stats_.equality_residual,
+                                         stats_.complementarity}) <= options_.tolerance;
+      if (done) return finish(InteriorPointStatus::converged, "");
+      if (stats_.newton_steps >= options_.max_newton_steps) {
+        return finish(InteriorPointStatus::iteration_limit,
+                      "max_newton_steps = " + std::to_string(options_.max_newton_steps) +
+                          " reached");
+      }
+      ++stats_.newton_steps;
+      int& krylov = step_krylov_;
+      krylov = 0;
+
+      // Nesterov-Todd scaling of every cone and the Newton matrix N + C + W^2 (first step:
+      // from x and y; later steps: updated from the scaled step, see update_scaling).
+      if (stats_.newton_steps == 1) initial_scaling(x, y);
+#pragma omp parallel for schedule(static) if (cones_ > kParallelCones)
+      for (int k = 0; k < cones_; ++k) {
+        scaling_squared_[k] = scalings_[k].a.transpose() * scalings_[k].a;
+      }
+      if (!system_->set_scaling(scaling_squared_) || !schur_complement(krylov)) {
+        return not_positive_definite();
+      }
+
+      // Predictor (affine scaling, sigma = 0): lambda o (W dx + W^-1 dy) = -lambda o lambda.
+      std::vector<Vec3> target(cones_);
+      for (int k = 0; k < cones_; ++k) target[k] = -jordan_product(lambda(k), lambda(k), dims_[k]);
+      VecX dx, dy, dz;
+      // Inexact Newton (Kleinert et al. 2014): the CG residual lands in the primal residual
+      // of the next iterate, so it is bounded by a forcing term times the current primal
+      // residual plus the complementarity x^T y / |x| (both in velocity units, both -> 0).
+      const double newton_scale = residual.norm() + xy / std::max(x.norm(), kTiny);
+      if (!newton_direction(target, residual, equality_residual,
+                            options_.max_forcing * newton_scale, dx, dy, dz, krylov)) {
+        return not_positive_definite();
+      }
+      const double affine_step = std::min(1.0, max_step(dx, dy));
+      const double mu_affine =
+          (x + affine_step * dx).dot(y + affine_step * dy) / std::max(cones_, 1);
+      const double sigma = std::clamp(std::pow(mu_affine / stats_.mu, 3), 0.0, 1.0);
+
+      // Corrector: lambda o (W dx + W^-1 dy) = -lambda o lambda - (W dx_a) o (W^-1 dy_a)
+      // + sigma mu e (Mehrotra's second-order term in the scaled space).
+      for (int k = 0; k < cones_; ++k) {
+        const int dim = dims_[k];
+        const Vec3 scaled_dx = scalings_[k].a * cone(dx, k);
+        const Vec3 scaled_dy = scalings_[k].a_inverse_transpose * cone(dy, k);
+        target[k] += -jordan_product(scaled_dx, scaled_dy, dim) +
+                     sigma * stats_.mu * jordan_identity(dim);
+      }
+      // Forcing term of the inexact Newton step tied to the centering (Kleinert et al. 2014).
+      const double forcing = std::clamp(sigma, options_.min_forcing, options_.max_forcing);
+      if (!newton_direction(target, residual, equality_residual, forcing * newton_scale, dx, dy, dz,
+                            krylov)) {
+        return not_positive_definite();
+      }
+      const double step = std::min(1.0, options_.step_fraction * max_step(dx, dy));
+      update_scaling(step, dx, dy);
+      x += step * dx;
+      y += step * dy;
+      if (equality_rows_ > 0) z += step * dz;
+      stats_.krylov_iterations_per_step.push_back(krylov);
+      stats_.krylov_iterations += krylov;
+      stalled = step < kSmallestStep ? stalled + 1 : 0;
+      if (stalled >= kStalledStepsAllowed) {
+        return finish(InteriorPointStatus::diverged,
+                      "the step length fell below " + std::to_string(kSmallestStep) +
+                          " (no solution: the problem is infeasible or unbounded)");
+      }
+    }
+  }
+
+ private:
+  Vec3 cone(const VecX& v, int k) const {
+    Vec3 c = Vec3::Zero();
+    c.head(dims_[k]) = v.segment(offsets_[k], dims_[k]);
+    return c;
+  }
+  const Vec3& lambda(int k) const { return scalings_[k].lambda; }
+
+  void initial_scaling(const VecX& x, const VecX& y) {
+    for (int k = 0; k < cones_; ++k) {
+      const NesterovToddScaling nt = nesterov_todd_scaling(cone(x, k), cone(y, k), dims_[k]);
+      scalings_[k] = {nt.w, nt.w_inverse, nt.lambda};
+    }
+  }
+
+  // The scaling follows the iterates in the scaled space (as in CVXOPT): the scaled points
+  // x~ = lambda + t A dx and y~ = lambda + t A^-T dy are well centered, so their NT scaling
+  // W~ is computed accurately, and A <- W~ A, lambda <- W~ x~. Recomputing the NT scaling
+  // from x and y instead loses the small spectral values of iterates close to the cone
+  // boundary (x_0 - |x_1| cancels), which stalls the method near 1e-8. A stays a product of
+  // cone automorphisms, A x = A^-T y = lambda, and A^T A is the NT W^2 of (x, y).
+  void update_scaling(double step, const VecX& dx, const VecX& dy) {
+#pragma omp parallel for schedule(static) if (cones_ > kParallelCones)
+    for (int k = 0; k < cones_; ++k) {
+      ConeScaling& scaling = scalings_[k];
+      const Vec3 x_scaled = scaling.lambda + step * (scaling.a * cone(dx, k));
+      const Vec3 y_scaled = scaling.lambda + step * (scaling.a_inverse_transpose * cone(dy, k));
+      const NesterovToddScaling nt = nesterov_todd_scaling(x_scaled, y_scaled, dims_[k]);
+      scaling.a = nt.w * scaling.a;
+      scaling.a_inverse_transpose = nt.w_inverse * scaling.a_inverse_transpose;
+      scaling.lambda = nt.lambda;
+    }
+  }
+
+  void apply_hessian(const VecX& v, VecX& out) const {
+    problem_.hessian->apply(v, out);
+    if (problem_.compliance.size() > 0) out += problem_.compliance.cwiseProduct(v);
+  }
+
+  // Cold start: x = x_scale e, y = y_scale e with y_scale the size of r and x_scale = y_scale /
+  // (mean diagonal of N + C), so that both are of the magnitude of the solution in their own
+  // units. Warm start: the given x shifted into the interior by the same margin.
+  void initial_point(VecX& x, VecX& y, VecX& z, bool warm_start) const {
+    const int n = problem_.size();
+    double diagonal = 0.0;
+    for (int k = 0; k < cones_; ++k) {
+      diagonal += problem_.hessian->diagonal_block(offsets_[k], dims_[k]).trace();
+    }
+    if (problem_.compliance.size() > 0) diagonal += problem_.compliance.sum();
+    diagonal = n > 0 ? diagonal / n : 0.0;
+    const double r_size = problem_.linear.size() > 0 ? problem_.linear.cwiseAbs().maxCoeff() : 0.0;
+    const double y_scale = r_size > 0.0 ? r_size : 1.0;
+    const double x_scale = y_scale / (diagonal > 0.0 ? diagonal : 1.0);
+    const bool use_guess = warm_start && x.size() == n && x.allFinite();
+    if (!use_guess) x = VecX::Zero(n);
+    y = VecX::Zero(n);
+    for (int k = 0; k < cones_; ++k) {
+      const Vec3 given = cone(x, k);
+      const double shift = std::max(0.0, -spectral_values(given, dims_[k])[0]) + x_scale;
+      x[offsets_[k]] = given[0] + shift;
+      y[offsets_[k]] = y_scale;
+    }
+    if (!(warm_start && z.size() == equality_rows_ && z.allFinite())) z = VecX::Zero(equality_rows_);
+  }
+
+  // Largest common step keeping x + t dx and y + t dy in C, measured in the scaled space
+  // (A is a cone automorphism: x + t dx in C <=> lambda + t A dx in C), where it is accurate.
+  double max_step(const VecX& dx, const VecX& dy) const {
+    double step = std::numeric_limits<double>::infinity();
+    for (int k = 0; k < cones_; ++k) {
+      const ConeScaling& scaling = scalings_[k];
+      step = std::min(step, max_step_in_cone(scaling.lambda, scaling.a * cone(dx, k), dims_[k]));
+      step = std::min(step, max_step_in_cone(scaling.lambda,
+                                             scaling.a_inverse_transpose * cone(dy, k), dims_[k]));
+    }
+    return step;
+  }
+
+  // With equality constraints: Z = H^-1 A^T and the dense Schur complement A Z (few rows).
+  bool schur_complement(int& krylov) {
+    if (equality_rows_ == 0) return true;
+    const int n = problem_.size();
+    solved_columns_.resize(n, equality_rows_);
+    const SparseMatrix transpose = problem_.equality.transpose();
+    for (int j = 0; j < equality_rows_; ++j) {
+      VecX column = VecX(transpose.col(j));
+      VecX solution;
+      int iterations = 0;
+      if (!system_->solve(column, options_.min_forcing * column.norm(), solution, iterations)) {
+        return false;
+      }
+      krylov += iterations;
+      solved_columns_.col(j) = solution;
+    }
+    const MatX schur = problem_.equality * solved_columns_;
+    schur_factor_.compute(0.5 * (schur + schur.transpose()));
+    return schur_factor_.info() == Eigen::Success;
+  }
+
+  // Solves (N + C + A^T A) dx - A^T dz = A^T (lambda \ target) - residual (A^T A = W^2),
+  // A dx = equality_residual, then dy = A^T (lambda \ target - A dx) from the scaled
+  // complementarity row, so that the step is consistent with the scaled-space update of the
+  // scaling; the linear solve's error (CG) lands in the primal residual, which the next
+  // Newton right-hand side contains and removes.
+  bool newton_direction(const std::vector<Vec3>& target, const VecX& residual,
+                        const VecX& equality_residual, double tolerance, VecX& dx, VecX& dy,
+                        VecX& dz, int& krylov) {
+    const int n = problem_.size();
+    VecX scaled_target(n), rhs(n);
+    for (int k = 0; k < cones_; ++k) {
+      const int dim = dims_[k];
+      const Vec3 t = jordan_divide(lambda(k), target[k], dim);
+      scaled_target.segment(offsets_[k], dim) = t.head(dim);
+      rhs.segment(offsets_[k], dim) = (scalings_[k].a.transpose() * t).head(dim);
+    }
+    rhs -= residual;
+    int iterations = 0;
+    // Never looser than the forcing term relative to the right-hand side itself (a zero
+    // direction would otherwise pass).
+    tolerance = std::min(tolerance, options_.max_forcing * rhs.norm());
+    if (!system_->solve(rhs, tolerance, dx, iterations)) return false;
+    krylov += iterations;
+    if (equality_rows_ > 0) {
+      dz = schur_factor_.solve(equality_residual - problem_.equality * dx);
+      dx += solved_columns_ * dz;
+    }
+    dy.resize(n);
+    for (int k = 0; k < cones_; ++k) {
+      const int dim = dims_[k];
+      const Vec3 t = cone(scaled_target, k) - scalings_[k].a * cone(dx, k);
+      dy.segment(offsets_[k], dim) = (scalings_[k].a.transpose() * t).head(dim);
+    }
+    return true;
+  }
+
+  // A failed factorization or a CG breakdown (p^T H p <= 0). Far along the central path
+  // W^2 ~ 1/mu makes H so ill-conditioned that rounding alone can cause it: that is the
+  // numerical limit of the method, reported as such; earlier it means N is indefinite.
+  InteriorPointStats not_positive_definite() {
+    if (std::max({stats_.primal_residual, stats_.equality_residual, stats_.complementarity}) <
+        kNumericalLimitResidual) {
+      return finish(InteriorPointStatus::numerical_limit,
+                    "the Newton matrix N + C + W^2 became numerically singular (W^2 ~ 1/mu) "
+                    "before the tolerance was met");
+    }
+    return finish(InteriorPointStatus::not_positive_definite,
+                  "the Newton matrix N + C + W^2 is not positive definite (N is not positive "
+                  "semi-definite)");
+  }
+
+  InteriorPointStats finish(InteriorPointStatus status, const std::string& message) {
+    // A step cut short by a breakdown still reports its Krylov iterations.
+    if (static_cast<int>(stats_.krylov_iterations_per_step.size()) < stats_.newton_steps) {
+      stats_.krylov_iterations_per_step.push_back(step_krylov_);
+      stats_.krylov_iterations += step_krylov_;
+    }
+    stats_.status = status;
+    stats_.message = message;
+    return stats_;
+  }
+
+  const ConicQp& problem_;
+  const InteriorPointOptions& options_;
+  const std::vector<int>& dims_;
+  std::vector<int> offsets_;
+  int cones_;
+  int equality_rows_;
+  std::unique_ptr<detail::NewtonSystem> system_;
+  // Per cone: A with A x = A^-T y = lambda (A^T A = W^2 of Nesterov-Todd).
+  struct ConeScaling {
+    Mat3 a;
+    Mat3 a_inverse_transpose;
+    Vec3 lambda;
+  };
+  std::vector<ConeScaling> scalings_;
+  std::vector<Mat3> scaling_squared_;
+  MatX solved_columns_;
+  Eigen::LDLT<MatX> schur_factor_;
+  InteriorPointStats stats_;
+  int step_krylov_ = 0;  // Krylov iterations of the current Newton step
+};
+
+}  // namespace
+
+InteriorPointStats solve_conic_qp(const ConicQp& problem, const InteriorPointOptions& options,
+                                  VecX& x, VecX& y, VecX& z, bool warm_start,
+                                  const StopTest& stop) {
+  problem.validate();
+  options.validate();
+  Solver solver(problem, options);
+  return solver.run(x, y, z, warm_start, stop);
+}
+
+}  // namespace moreau::conic

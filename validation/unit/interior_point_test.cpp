@@ -1,0 +1,514 @@
+#define BOOST_TEST_MODULE interior_point
+// The interior point method of Kleinert, Simeon & Dressler: Jordan-algebra identities, the
+// conic QP core against CVXOPT (an independent conic solver, run as /usr/bin/python3 on
+// validation/unit/cvxopt_coneqp.py), the ContactSolver against CVXOPT and APGD, the two
+// linear-algebra back-ends against each other, and bad input.
+#include <Eigen/Eigenvalues>
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "moreau/conic/conic_qp.hpp"
+#include "moreau/conic/interior_point.hpp"
+#include "moreau/conic/jordan_algebra.hpp"
+#include "moreau/core/error.hpp"
+#include "moreau/solver/apgd.hpp"
+#include "moreau/solver/interior_point_solver.hpp"
+#include "moreau/solver/cone.hpp"
+#include "moreau/solver/merit.hpp"
+
+using namespace moreau;
+using namespace moreau::conic;
+
+namespace moreau::conic {
+std::ostream& operator<<(std::ostream& stream, InteriorPointStatus status) {
+  return stream << to_string(status);
+}
+}  // namespace moreau::conic
+
+namespace {
+
+// Agreement of two solutions of a problem with a unique solution. Interior point methods on
+// second-order cones (ours and CVXOPT alike) reach a natural-map residual of ~1e-8..1e-9
+// relative where a contact slides (x and y both on the cone boundary: the angle between them
+// converges like the square root of the gap); the solutions are therefore compared through
+// the error bound of a strongly monotone VI, |x - x*| <= (1 + L) / m |F_nat(x)| (Facchinei &
+// Pang Prop. 2.3.12 style, L = lambda_max(Q), m = lambda_min(Q)), applied to both, and
+// directly where both are that accurate (kSolutionAgreement, relative to |x|).
+constexpr double kSolutionAgreement = 1e-8;
+// Tolerance of the conic QP core (its complementarity measure |x o y| / (|x| |r|), primal and
+// equality residuals): on second-order cones rounding stops the method near sqrt(epsilon)
+// ~ 1.5e-8 (the angle of a sliding pair converges like the square root of the gap), so the
+// tests ask for 1e-7; with it the natural-map residual is below kNaturalResidual |r|.
+constexpr double kCoreTolerance = 1e-7;
+constexpr double kNaturalResidual = 1e-6;
+// Rounding in the Jordan identities (entries of order 1, a few flops each).
+constexpr double kRounding = 1e-12;
+
+// A random point of int C (dim 1..3).
+Vec3 interior_point(std::mt19937& generator, int dim) {
+  std::normal_distribution<double> normal(0.0, 1.0);
+  Vec3 x = Vec3::Zero();
+  for (int k = 1; k < dim; ++k) x[k] = normal(generator);
+  x[0] = (dim > 1 ? x.tail(2).norm() : 0.0) + 0.1 + std::abs(normal(generator));
+  return x;
+}
+
+Vec3 random_element(std::mt19937& generator, int dim) {
+  std::normal_distribution<double> normal(0.0, 1.0);
+  Vec3 x = Vec3::Zero();
+  for (int k = 0; k < dim; ++k) x[k] = normal(generator);
+  return x;
+}
+
+double distance(const Vec3& a, const Vec3& b) { return (a - b).norm(); }
+
+// Natural map x - P_K(x - (Q x + r)) of the VI over the cones {diag(scale) x in C} (scale:
+// the paper's T_x, e.g. (mu, 1, 1) for a friction cone K_mu).
+double natural_residual(const MatX& q, const VecX& r, const std::vector<int>& dims,
+                        const VecX& scale, const VecX& x) {
+  const VecX gradient = q * x + r;
+  const std::vector<int> offsets = cone_offsets(dims);
+  double sum = 0.0;
+  for (std::size_t k = 0; k < dims.size(); ++k) {
+    const int dim = dims[k];
+    const int o = offsets[k];
+    Vec3 v = Vec3::Zero();
+    for (int a = 0; a < dim; ++a) v[a] = x[o + a] - gradient[o + a];
+    // K = {diag(scale) v in C} is the friction cone with mu = scale_0 / scale_1 (scale_1 = 1).
+    const double mu = dim > 1 ? scale[o] / scale[o + 1] : 0.0;
+    const Vec3 projected = project_onto_cone(v, mu, dim);
+    for (int a = 0; a < dim; ++a) sum += std::pow(x[o + a] - projected[a], 2);
+  }
+  return std::sqrt(sum);
+}
+
+// |x - y| <= (1 + L) / m (|F_nat(x)| + |F_nat(y)|) for two approximate solutions x, y of the
+// VI with Q positive definite (its solution x* is unique; the bound is applied to each).
+void check_against_reference(const MatX& q, const VecX& r, const std::vector<int>& dims,
+                             const VecX& scale, const VecX& x, const VecX& reference) {
+  const Eigen::SelfAdjointEigenSolver<MatX> eigen(q);
+  const double m = eigen.eigenvalues().minCoeff();
+  const double l = eigen.eigenvalues().maxCoeff();
+  const double ours = natural_residual(q, r, dims, scale, x);
+  const double theirs = natural_residual(q, r, dims, scale, reference);
+  BOOST_TEST_MESSAGE("natural residual: ours " << ours << ", reference " << theirs
+                                               << ", distance " << (x - reference).norm());
+  BOOST_TEST(ours <= kNaturalResidual * r.norm());
+  BOOST_TEST((x - reference).norm() <= (1.0 + l) / m * (ours + theirs) + 1e-14);
+  // Where both are that accurate they agree directly.
+  if ((1.0 + l) / m * (ours + theirs) <= 0.1 * kSolutionAgreement * reference.norm()) {
+    BOOST_TEST((x - reference).norm() <= kSolutionAgreement * reference.norm());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(jordan_algebra_identities) {
+  std::mt19937 generator(11);
+  for (int dim = 1; dim <= 3; ++dim) {
+    for (int trial = 0; trial < 50; ++trial) {
+      const Vec3 x = interior_point(generator, dim);
+      const Vec3 y = interior_point(generator, dim);
+      const Vec3 v = random_element(generator, dim);
+      const Vec3 e = jordan_identity(dim);
+      BOOST_TEST(distance(jordan_product(x, e, dim), x) < kRounding);
+      BOOST_TEST(distance(jordan_product(x, y, dim), jordan_product(y, x, dim)) < kRounding);
+      BOOST_TEST(distance(arrow_matrix(x, dim) * y, jordan_product(x, y, dim)) < kRounding);
+      BOOST_TEST(distance(jordan_product(x, jordan_inverse(x, dim), dim), e) < kRounding);
+      const Vec3 root = jordan_sqrt(x, dim);
+      BOOST_TEST(distance(jordan_product(root, root, dim), x) < kRounding);
+      BOOST_TEST(spectral_values(root, dim).minCoeff() > 0.0);
+      // Jordan identity (x^2 o y) o x = x^2 o (y o x) of a Jordan algebra.
+      const Vec3 x2 = jordan_product(x, x, dim);
+      BOOST_TEST(distance(jordan_product(jordan_product(x2, v, dim), x, dim),
+                          jordan_product(x2, jordan_product(v, x, dim), dim)) < 1e-10);
+      const Mat3 lx = arrow_matrix(x, dim);
+      BOOST_TEST((quadratic_representation(x, dim) - (2.0 * lx * lx - arrow_matrix(x2, dim)))
+                     .norm() < 1e-10);
+      BOOST_TEST(distance(jordan_product(x, jordan_divide(x, v, dim), dim), v) < 1e-10);
+      BOOST_TEST(std::abs(determinant(x, dim) -
+                          spectral_values(x, dim).prod()) < kRounding * x.squaredNorm());
+
+      // Nesterov-Todd scaling: W x = W^-1 y = lambda, W symmetric positive definite, and
+      // lambda o lambda has the same trace (x^T y) as x o y.
+      const NesterovToddScaling nt = nesterov_todd_scaling(x, y, dim);
+      BOOST_TEST(distance(nt.w * x, nt.lambda) < 1e-10 * nt.lambda.norm());
+      BOOST_TEST(distance(nt.w_inverse * y, nt.lambda) < 1e-10 * nt.lambda.norm());
+      BOOST_TEST((nt.w * nt.w_inverse).topLeftCorner(dim, dim).isIdentity(1e-10));
+      BOOST_TEST((nt.w - nt.w.transpose()).norm() < kRounding);
+      BOOST_TEST(Eigen::MatrixXd(nt.w.topLeftCorner(dim, dim)).llt().info() == Eigen::Success);
+      BOOST_TEST(std::abs(nt.lambda.squaredNorm() - x.dot(y)) < 1e-10 * x.dot(y));
+
+      // The largest step lands on the boundary: det(x + t dx) = 0 with x + t dx in C.
+      const double step = max_step_in_cone(x, v, dim);
+      if (std::isfinite(step)) {
+        const Vec3 boundary = x + step * v;
+        BOOST_TEST(std::abs(spectral_values(boundary, dim)[0]) <=
+                   1e-9 * (x.norm() + step * v.norm()));
+        BOOST_TEST(spectral_values(x + 0.99 * step * v, dim)[0] > 0.0);
+      } else {
+        BOOST_TEST(spectral_values(x + 1e6 * v, dim)[0] >= 0.0);
+      }
+    }
+  }
+}
+
+// A random conic QP min 1/2 x^T Q x + r^T x over a product of cones of mixed dimensions,
+// Q = B B^T + 0.1 I (positive definite), optionally with `equality_rows` equalities A x = b
+// whose b = A x0 for an interior x0 (feasible).
+struct RandomQp {
+  MatX q;
+  std::unique_ptr<SparseQuadraticOperator> hessian;
+  ConicQp problem;
+};
+
+RandomQp random_qp(unsigned seed, int cones, int equality_rows) {
+  std::mt19937 generator(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  RandomQp qp;
+  for (int k = 0; k < cones; ++k) qp.problem.cone_dimensions.push_back(1 + k % 3);
+  const std::vector<int> offsets = cone_offsets(qp.problem.cone_dimensions);
+  const int n = offsets.back();
+  MatX b(n, n);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) b(i, j) = normal(generator) / std::sqrt(n);
+  }
+  qp.q = b * b.transpose() + 0.1 * MatX::Identity(n, n);
+  qp.hessian = std::make_unique<SparseQuadraticOperator>(SparseMatrix(qp.q.sparseView()));
+  qp.problem.hessian = qp.hessian.get();
+  qp.problem.linear = VecX(n);
+  for (int i = 0; i < n; ++i) qp.problem.linear[i] = normal(generator);
+  if (equality_rows > 0) {
+    MatX a(equality_rows, n);
+    for (int i = 0; i < equality_rows; ++i) {
+      for (int j = 0; j < n; ++j) a(i, j) = normal(generator);
+    }
+    VecX x0(n);
+    for (int k = 0; k < cones; ++k) {
+      x0.segment(offsets[k], qp.problem.cone_dimensions[k]) =
+          interior_point(generator, qp.problem.cone_dimensions[k])
+              .head(qp.problem.cone_dimensions[k]);
+    }
+    qp.problem.equality = SparseMatrix(a.sparseView());
+    qp.problem.equality_rhs = a * x0;
+  }
+  return qp;
+}
+
+std::filesystem::path cvxopt_script() {
+  return std::filesystem::path(MOREAU_VALIDATION_DIR) / "unit" / "cvxopt_coneqp.py";
+}
+
+// Writes the QP (with s = diag(scale) x in the cones), runs CVXOPT, returns its x. Empty when
+// cvxopt is missing (the caller skips with a message).
+VecX solve_with_cvxopt(const MatX& q, const VecX& r, const std::vector<int>& dims,
+                       const VecX& scale, const MatX& a, const VecX& b, const std::string& tag) {
+  const std::filesystem::path directory = std::filesystem::temp_directory_path();
+  const std::filesystem::path input = directory / ("moreau_ipm_" + tag + ".txt");
+  const std::filesystem::path output = directory / ("moreau_ipm_" + tag + ".out");
+  {
+    std::ofstream file(input);
+    file.precision(17);
+    const Eigen::Index n = q.rows();
+    file << n << ' ' << dims.size() << ' ' << a.rows() << '\n';
+    for (int d : dims) file << d << ' ';
+    file << '\n';
+    for (Eigen::Index i = 0; i < n; ++i) file << scale[i] << ' ';
+    file << '\n';
+    for (Eigen::Index i = 0; i < n; ++i) {
+      for (Eigen::Index j = 0; j < n; ++j) file << q(i, j) << ' ';
+    }
+    file << '\n';
+    for (Eigen::Index i = 0; i < n; ++i) file << r[i] << ' ';
+    file << '\n';
+    for (Eigen::Index i = 0; i < a.rows(); ++i) {
+      for (Eigen::Index j = 0; j < n; ++j) file << a(i, j) << ' ';
+    }
+    for (Eigen::Index i = 0; i < b.size(); ++i) file << b[i] << ' ';
+    file << '\n';
+  }
+  const std::string command = "/usr/bin/python3 " + cvxopt_script().string() + " " +
+                              input.string() + " " + output.string();
+  const int code = std::system(command.c_str());
+  if (WIFEXITED(code) && WEXITSTATUS(code) == 3) return {};
+  BOOST_REQUIRE_MESSAGE(code == 0, "the CVXOPT reference script failed: " + command);
+  std::ifstream file(output);
+  std::string status;
+  file >> status;
+  BOOST_REQUIRE_MESSAGE(status == "optimal", "CVXOPT status " + status + " for " + tag);
+  VecX x(q.rows());
+  for (Eigen::Index i = 0; i < x.size(); ++i) file >> x[i];
+  return x;
+}
+
+const char* kCvxoptMissing =
+    "python3-cvxopt is not installed (scripts/setup.sh installs it): CVXOPT comparison skipped";
+
+BOOST_AUTO_TEST_CASE(conic_qp_matches_cvxopt) {
+  for (const LinearBackend backend : {LinearBackend::conjugate_gradient, LinearBackend::cholmod}) {
+    for (unsigned seed = 1; seed <= 4; ++seed) {
+      for (const int equality_rows : {0, 2}) {
+        RandomQp qp = random_qp(seed, 12, equality_rows);
+        InteriorPointOptions options;
+        options.tolerance = kCoreTolerance;
+        options.backend = backend;
+        VecX x, y, z;
+        const InteriorPointStats stats = solve_conic_qp(qp.problem, options, x, y, z);
+        BOOST_TEST_CONTEXT("backend " << to_string(backend) << ", seed " << seed
+                                      << ", equalities " << equality_rows) {
+          BOOST_TEST(stats.status == InteriorPointStatus::converged,
+                     stats.message << " (primal " << stats.primal_residual << ", equality "
+                                   << stats.equality_residual << ", complementarity "
+                                   << stats.complementarity << ")");
+          const MatX a = MatX(qp.problem.equality);
+          const VecX reference =
+              solve_with_cvxopt(qp.q, qp.problem.linear, qp.problem.cone_dimensions,
+                                VecX::Ones(x.size()), a, qp.problem.equality_rhs,
+                                "qp" + std::to_string(seed) + "_" + std::to_string(equality_rows));
+          if (reference.size() == 0) {
+            BOOST_TEST_MESSAGE(kCvxoptMissing);
+            return;
+          }
+          if (equality_rows == 0) {
+            check_against_reference(qp.q, qp.problem.linear, qp.problem.cone_dimensions,
+                                    VecX::Ones(x.size()), x, reference);
+          } else {
+            // With equalities the VI bound needs the multipliers; CVXOPT's natural residual
+            // is ~1e-7 relative (measured on these problems at its tightest tolerances that
+            // still end 'optimal'), times cond(Q) ~ 1e2 bounds the distance by ~1e-5.
+            BOOST_TEST((x - reference).norm() <= 1e-5 * reference.norm());
+            BOOST_TEST(stats.equality_residual <= kCoreTolerance);
+          }
+          if (backend == LinearBackend::conjugate_gradient) {
+            BOOST_TEST(stats.krylov_iterations > 0);
+          } else {
+            BOOST_TEST(stats.krylov_iterations == 0);
+          }
+          BOOST_TEST(static_cast<int>(stats.krylov_iterations_per_step.size()) ==
+                     stats.newton_steps);
+        }
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(compliance_is_added_to_the_hessian) {
+  RandomQp qp = random_qp(7, 9, 0);
+  const int n = qp.problem.size();
+  qp.problem.compliance = VecX::LinSpaced(n, 0.1, 1.0);
+  InteriorPointOptions options;
+  options.tolerance = kCoreTolerance;
+  VecX x, y, z;
+  const InteriorPointStats stats = solve_conic_qp(qp.problem, options, x, y, z);
+  BOOST_TEST(stats.status == InteriorPointStatus::converged, stats.message);
+  const MatX q = qp.q + MatX(qp.problem.compliance.asDiagonal());
+  const VecX reference = solve_with_cvxopt(q, qp.problem.linear, qp.problem.cone_dimensions,
+                                           VecX::Ones(n), MatX(0, n), VecX(0), "compliance");
+  if (reference.size() == 0) {
+    BOOST_TEST_MESSAGE(kCvxoptMissing);
+    return;
+  }
+  check_against_reference(q, qp.problem.linear, qp.problem.cone_dimensions, VecX::Ones(n), x,
+                          reference);
+}
+
+// A cone problem with an SPD W = B B^T + shift I of `contacts` contacts.
+struct TestContactProblem {
+  MatX w;
+  std::unique_ptr<SparseDelassus> delassus;
+  ConeProblem problem;
+};
+
+TestContactProblem random_contact_problem(unsigned seed, int contacts, int rows, double mu_max,
+                                          FrictionModel model) {
+  std::mt19937 generator(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  const int n = contacts * rows;
+  MatX b(n, n + 2);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n + 2; ++j) b(i, j) = normal(generator) / std::sqrt(n);
+  }
+  TestContactProblem test;
+  test.w = b * b.transpose() + 0.2 * MatX::Identity(n, n);
+  test.delassus = std::make_unique<SparseDelassus>(SparseMatrix(test.w.sparseView()), rows);
+  test.problem.delassus = test.delassus.get();
+  test.problem.q = VecX(n);
+  // Mostly approaching contacts (negative normal velocity), some separating.
+  for (int i = 0; i < n; ++i) {
+    test.problem.q[i] = (i % rows == 0) ? normal(generator) - 0.5 : normal(generator);
+  }
+  test.problem.mu = VecX(contacts);
+  for (int i = 0; i < contacts; ++i) test.problem.mu[i] = mu_max * (0.2 + 0.8 * uniform(generator));
+  test.problem.friction_model = model;
+  return test;
+}
+
+SolverOptions tight(double tolerance) {
+  SolverOptions options;
+  options.tolerance = tolerance;
+  options.warm_start = false;
+  return options;
+}
+
+BOOST_AUTO_TEST_CASE(contact_ccp_matches_cvxopt) {
+  // The relaxed CCP (Kleinert eq. 22) is the optimality condition of
+  // min 1/2 gamma^T W gamma + q^T gamma over gamma in K_mu: CVXOPT gets that QP directly with
+  // s = diag(mu, 1, 1) gamma in the Lorentz cone (the paper's T_x), the IPM its eq. 23 form.
+  for (const int rows : {1, 2, 3}) {
+    for (const std::string solver : {"ipm", "ipm-direct"}) {
+      TestContactProblem test =
+          random_contact_problem(20 + rows, 6, rows, 0.8, FrictionModel::convex_relaxation);
+      VecX r;
+      const SolverStats stats = make_solver(solver, tight(1e-8))->solve(test.problem, r);
+      BOOST_TEST_CONTEXT(solver << ", rows " << rows) {
+        BOOST_TEST(stats.converged, stats.stop_reason);
+        BOOST_TEST(stats.merit <= 1e-8);
+        BOOST_TEST(stats.kleinert_error < 1e-8);
+        const int n = test.problem.size();
+        VecX scale = VecX::Ones(n);
+        std::vector<int> dims(test.problem.contact_count(), rows);
+        if (rows > 1) {
+          for (int i = 0; i < test.problem.contact_count(); ++i) scale[i * rows] = test.problem.mu[i];
+        }
+        const VecX reference = solve_with_cvxopt(test.w, test.problem.q, dims, scale, MatX(0, n),
+                                                 VecX(0), "ccp" + std::to_string(rows) + solver);
+        if (reference.size() == 0) {
+          BOOST_TEST_MESSAGE(kCvxoptMissing);
+          return;
+        }
+        check_against_reference(test.w, test.problem.q, dims, scale, r, reference);
+      }
+    }
+  }
+}
+
+// The VI of a cone problem's relaxed CCP (Kleinert eq. 22) in the form of check_against_reference.
+void check_contact_solutions(const TestContactProblem& test, const VecX& r, const VecX& reference) {
+  const int rows = test.problem.rows();
+  const int n = test.problem.size();
+  VecX scale = VecX::Ones(n);
+  if (rows > 1) {
+    for (int i = 0; i < test.problem.contact_count(); ++i) scale[i * rows] = test.problem.mu[i];
+  }
+  check_against_reference(test.w, test.problem.q,
+                          std::vector<int>(test.problem.contact_count(), rows), scale, r,
+                          reference);
+}
+
+BOOST_AUTO_TEST_CASE(agrees_with_apgd) {
+  // APGD to merit 1e-10; the IPM to 1e-10 on the frictionless LCP (R+ cones: no sliding
+  // pairs, full accuracy) and to 1e-8 on friction cones (see kSolutionAgreement). Relaxed
+  // problems: compared through the VI error bound; Coulomb (small mu, where the fixed point on
+  // s contracts and the solution is unique, but the problem is not monotone: no such bound):
+  // compared directly, to 1e-6 relative (both merits <= 1e-8 on a W with condition ~10).
+  struct Case {
+    int rows;
+    double mu_max;
+    FrictionModel model;
+    double ipm_tolerance;
+  };
+  for (const Case c : {Case{1, 0.0, FrictionModel::convex_relaxation, 1e-10},
+                       Case{3, 0.6, FrictionModel::convex_relaxation, 1e-8},
+                       Case{2, 0.5, FrictionModel::convex_relaxation, 1e-8},
+                       Case{3, 0.3, FrictionModel::coulomb, 1e-8}}) {
+    TestContactProblem test = random_contact_problem(40 + c.rows, 10, c.rows, c.mu_max, c.model);
+    SolverOptions apgd_options = tight(1e-10);
+    apgd_options.max_iterations = 200000;
+    VecX r_apgd;
+    const SolverStats apgd = Apgd(apgd_options).solve(test.problem, r_apgd);
+    for (const std::string solver : {"ipm", "ipm-direct"}) {
+      VecX r_ipm;
+      const SolverStats ipm = make_solver(solver, tight(c.ipm_tolerance))->solve(test.problem, r_ipm);
+      BOOST_TEST_CONTEXT(solver << ", rows " << c.rows << ", coulomb "
+                                << (c.model == FrictionModel::coulomb)) {
+        BOOST_TEST(ipm.converged, ipm.stop_reason);
+        BOOST_TEST(apgd.converged);
+        BOOST_TEST(ipm.merit <= c.ipm_tolerance);
+        BOOST_TEST(std::abs(ipm.merit - merit(test.problem, r_ipm)) <= 1e-14);
+        BOOST_TEST(ipm.iterations > 0);
+        BOOST_TEST_MESSAGE(solver << " rows " << c.rows << ": " << ipm.iterations
+                                  << " Newton steps, " << ipm.krylov_iterations
+                                  << " Krylov iterations, merit " << ipm.merit << "; APGD "
+                                  << apgd.iterations << " iterations");
+        if (c.model == FrictionModel::coulomb) {
+          BOOST_TEST((r_ipm - r_apgd).norm() <= 1e-6 * r_apgd.norm());
+        } else {
+          check_contact_solutions(test, r_ipm, r_apgd);
+        }
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(backends_agree) {
+  TestContactProblem test = random_contact_problem(5, 30, 3, 0.5, FrictionModel::convex_relaxation);
+  VecX r_cg, r_direct;
+  const SolverStats cg = make_solver("ipm", tight(1e-8))->solve(test.problem, r_cg);
+  const SolverStats direct = make_solver("ipm-direct", tight(1e-8))->solve(test.problem, r_direct);
+  BOOST_TEST(cg.converged, cg.stop_reason);
+  BOOST_TEST(direct.converged, direct.stop_reason);
+  check_contact_solutions(test, r_cg, r_direct);
+  BOOST_TEST(cg.krylov_iterations > 0);
+  BOOST_TEST(direct.krylov_iterations == 0);
+  BOOST_TEST(static_cast<int>(cg.krylov_iterations_per_step.size()) == cg.iterations);
+  BOOST_TEST(cg.solver == "ipm");
+  BOOST_TEST(direct.solver == "ipm-direct");
+}
+
+BOOST_AUTO_TEST_CASE(bad_input_is_reported) {
+  // NaN in the free velocity: an InputError naming it.
+  TestContactProblem test = random_contact_problem(3, 4, 3, 0.5, FrictionModel::convex_relaxation);
+  test.problem.q[2] = std::nan("");
+  VecX r;
+  BOOST_CHECK_THROW(make_solver("ipm", tight(1e-8))->solve(test.problem, r), InputError);
+
+  // NaN in the QP, wrong cone sizes, bad options: InputError.
+  RandomQp qp = random_qp(1, 6, 0);
+  VecX x, y, z;
+  qp.problem.linear[0] = std::nan("");
+  BOOST_CHECK_THROW(solve_conic_qp(qp.problem, {}, x, y, z), InputError);
+  qp = random_qp(1, 6, 0);
+  qp.problem.cone_dimensions.back() = 4;
+  BOOST_CHECK_THROW(solve_conic_qp(qp.problem, {}, x, y, z), InputError);
+  qp = random_qp(1, 6, 0);
+  InteriorPointOptions bad;
+  bad.step_fraction = 1.5;
+  BOOST_CHECK_THROW(solve_conic_qp(qp.problem, bad, x, y, z), InputError);
+  InteriorPointSolverOptions bad_solver;
+  bad_solver.max_forcing = 0.0;
+  BOOST_CHECK_THROW(InteriorPointSolver({}, bad_solver), InputError);
+
+  // N indefinite: a status, not an exception, for both back-ends.
+  for (const LinearBackend backend : {LinearBackend::conjugate_gradient, LinearBackend::cholmod}) {
+    RandomQp indefinite = random_qp(2, 6, 0);
+    indefinite.q -= 3.0 * MatX::Identity(indefinite.q.rows(), indefinite.q.cols());
+    indefinite.hessian =
+        std::make_unique<SparseQuadraticOperator>(SparseMatrix(indefinite.q.sparseView()));
+    indefinite.problem.hessian = indefinite.hessian.get();
+    InteriorPointOptions options;
+    options.backend = backend;
+    const InteriorPointStats stats = solve_conic_qp(indefinite.problem, options, x, y, z);
+    BOOST_TEST(stats.status == InteriorPointStatus::not_positive_definite);
+    BOOST_TEST(!stats.message.empty());
+  }
+
+  // An unbounded problem (N = 0, r < 0 along a cone direction): not converged, no exception.
+  RandomQp unbounded = random_qp(3, 3, 0);
+  const int n = unbounded.problem.size();
+  unbounded.hessian = std::make_unique<SparseQuadraticOperator>(SparseMatrix(n, n));
+  unbounded.problem.hessian = unbounded.hessian.get();
+  unbounded.problem.linear = -VecX::Ones(n);
+  InteriorPointOptions options;
+  options.max_newton_steps = 60;
+  const InteriorPointStats stats = solve_conic_qp(unbounded.problem, options, x, y, z);
+  BOOST_TEST(stats.status != InteriorPointStatus::converged);
+}
+
+}  // namespace
