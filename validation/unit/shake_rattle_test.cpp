@@ -216,10 +216,11 @@ BOOST_AUTO_TEST_CASE(RattleImpactImpulseConvergesAsTheStepShrinks) {
 // A sphere resting on the floor carries its weight: gamma = m g h per step, no friction
 // impulse, and it does not move (no drift: the CCP keeps u = g/h + G v >= 0 with g = 0, so
 // v = 0 exactly up to the solver residual). RATTLE's velocity CCP has nothing to do
-// (gamma_r = 0): the weight enters only the first CCP through k^j.
+// (gamma_r = 0): the weight enters only the first CCP through k^j. Every solver of the suite,
+// the interior point method included, plugs in.
 BOOST_DATA_TEST_CASE(RestingSphereStaysAtRest,
-                     bdata::make(kSchemes) *
-                         bdata::make(std::vector<std::string>{"pgs", "pgj", "apgd"}),
+                     bdata::make(kSchemes) * bdata::make(std::vector<std::string>{
+                                                 "pgs", "pgj", "apgd", "ipm", "ipm-direct"}),
                      scheme_name, solver) {
   const ShakeScheme scheme = scheme_named(scheme_name);
   const double radius = 0.1, h = 1e-3;
@@ -235,7 +236,11 @@ BOOST_DATA_TEST_CASE(RestingSphereStaysAtRest,
     BOOST_TEST(report.impulses(0) == m * kGravity * h,
                boost::test_tools::tolerance(kClosedFormTolerance));
     BOOST_TEST(report.impulses.tail(2).norm() <= 1e-12 * m * kGravity * h);
-    BOOST_TEST(std::abs(report.velocity_impulses(0)) <= 1e-12 * m * kGravity * h);
+    // gamma_r of an unloaded velocity CCP (q = 0 up to round-off): zero within the solver's
+    // residual, 1e-12 of |q| ~ g h in velocity, i.e. ~1e-12 m g h in impulse; 10x for the
+    // merit's block scaling. An interior point method stops strictly inside the cone, at this
+    // level rather than at 0.
+    BOOST_TEST(std::abs(report.velocity_impulses(0)) <= 1e-11 * m * kGravity * h);
   }
   // Drift bound: the solver residual (1e-12 of |q| = g h) per step over 1000 steps.
   BOOST_TEST(std::abs(world.bodies[1].position.y() - radius) <= 1e-12);
