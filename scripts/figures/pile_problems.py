@@ -53,6 +53,8 @@ def make(output_dir):
 
     times = read(output_dir, "time_to_tolerance.csv")
     tolerances = ordered(r["tolerance"] for r in times)
+    # One colour per solver in every panel, also where a solver reached no point.
+    colours = {s: f"C{i}" for i, s in enumerate(ordered(r["solver"] for r in times))}
     fig, axes = plt.subplots(1, len(tolerances), figsize=(4.2 * len(tolerances), 3.8),
                              squeeze=False)
     for ax, tol in zip(axes[0], tolerances):
@@ -61,7 +63,7 @@ def make(output_dir):
             pts = [(3 * int(r["contacts"]), float(r["seconds"])) for r in rs
                    if r["seconds"] not in ("", "nan") and not math.isnan(float(r["seconds"]))]
             if pts:
-                ax.loglog(*zip(*pts), "o-", label=solver)
+                ax.loglog(*zip(*pts), "o-", color=colours[solver], label=solver)
         ax.set_title(f"error below {float(tol):g}", fontsize=9)
         ax.set_xlabel("unknowns (3 x contacts)")
     finish(fig, axes, "wall time (s); missing = not reached",
