@@ -202,7 +202,7 @@ const std::vector<SceneSection>& option_sections() {
         "output"}},
       {"integrator",
        {"scheme", "frictional", "friction_model", "impact_law", "compatible", "theta",
-        "tangential_restitution", "error_reduction"}},
+        "tangential_restitution", "error_reduction", "closed_gap"}},
       {"integrator.compatible",
        {"enabled", "law", "method", "equilibrium_tolerance", "optimality_tolerance",
         "max_outer_iterations", "max_inner_iterations", "max_interior_point_iterations"}},
@@ -831,13 +831,17 @@ struct SchemeKey {
 };
 const std::vector<SchemeKey>& scheme_keys() {
   static const std::vector<SchemeKey> keys{
-      {"frictional", {Scheme::semi_implicit_euler, Scheme::theta, Scheme::impulse_velocity}},
-      {"friction_model", {Scheme::semi_implicit_euler, Scheme::impulse_velocity}},
+      {"frictional",
+       {Scheme::semi_implicit_euler, Scheme::theta, Scheme::impulse_velocity, Scheme::shake,
+        Scheme::rattle}},
+      {"friction_model",
+       {Scheme::semi_implicit_euler, Scheme::impulse_velocity, Scheme::shake, Scheme::rattle}},
       {"impact_law", {Scheme::semi_implicit_euler}},
       {"compatible", {Scheme::semi_implicit_euler}},
       {"theta", {Scheme::theta}},
       {"tangential_restitution", {Scheme::theta}},
       {"error_reduction", {Scheme::impulse_velocity}},
+      {"closed_gap", {Scheme::rattle}},
   };
   return keys;
 }
@@ -874,10 +878,12 @@ void read_integrator(const Node& node, Scene& scene) {
     euler.frictional = x->boolean();
     scene.theta.frictional = euler.frictional;
     scene.impulse_velocity.frictional = euler.frictional;
+    scene.shake.frictional = euler.frictional;
   }
   if (auto x = node.find("friction_model")) {
     euler.friction_model = read_friction_model(*x);
     scene.impulse_velocity.friction_model = euler.friction_model;
+    scene.shake.friction_model = euler.friction_model;
   }
   if (auto x = node.find("impact_law"))
     euler.impact_law = x->choice({"plastic", "restitution"}) == "plastic" ? ImpactLaw::plastic
@@ -890,6 +896,11 @@ void read_integrator(const Node& node, Scene& scene) {
   // Preclik et al. Sec. 3.1: epsilon in [0, 1].
   if (auto x = node.find("error_reduction"))
     scene.impulse_velocity.error_reduction = x->in_range(0.0, 1.0);
+  // Kleinert et al. eq. 21: the linearized end-of-step gap below which RATTLE's velocity CCP
+  // holds a contact, m.
+  if (auto x = node.find("closed_gap")) scene.shake.closed_gap = x->non_negative();
+  if (scene.scheme == Scheme::shake || scene.scheme == Scheme::rattle)
+    scene.shake.scheme = scene.scheme == Scheme::shake ? ShakeScheme::shake : ShakeScheme::rattle;
 }
 
 void read_dem(const Node& node, Scene& scene) {
@@ -1175,7 +1186,7 @@ class ErrorLocator final : public nlohmann::json_sax<json> {
 std::vector<SceneSection> scene_option_keys() { return option_sections(); }
 
 std::vector<std::string> scheme_names() {
-  return {"semi_implicit_euler", "theta", "impulse_velocity", "dem"};
+  return {"semi_implicit_euler", "theta", "impulse_velocity", "dem", "shake", "rattle"};
 }
 
 std::string to_string(Scheme scheme) { return scheme_names()[static_cast<std::size_t>(scheme)]; }
@@ -1205,6 +1216,11 @@ std::unique_ptr<Stepper> make_stepper(Scene& scene) {
       case Scheme::impulse_velocity:
         stepper = std::make_unique<ImpulseVelocityStepper>(scene.world, scene.impulse_velocity,
                                                            make_scene_solver(scene));
+        break;
+      case Scheme::shake:
+      case Scheme::rattle:
+        stepper =
+            std::make_unique<ShakeStepper>(scene.world, scene.shake, make_scene_solver(scene));
         break;
       case Scheme::dem:
         break;
@@ -1267,7 +1283,8 @@ Scene parse_scene(const nlohmann::json& document, const std::string& source_name
   world.dimension = context.dimension;
   if (auto x = root.find("gravity")) world.gravity = read_point(*x, context);
   if (auto x = root.find("time_step")) scene.semi_implicit_euler.time_step = x->positive();
-  scene.theta.time_step = scene.impulse_velocity.time_step = scene.time_step();
+  scene.theta.time_step = scene.impulse_velocity.time_step = scene.shake.time_step =
+      scene.time_step();
   scene.steps = read_step_count(root, scene.time_step());
   if (auto x = root.find("method")) {
     // The older spelling of integrator.scheme: cd is semi_implicit_euler.
@@ -1280,7 +1297,8 @@ Scene parse_scene(const nlohmann::json& document, const std::string& source_name
   if (auto x = root.find("dem")) read_dem(*x, scene);
   if (auto x = root.find("collision")) {
     read_collision(*x, scene.semi_implicit_euler.collision);
-    scene.theta.collision = scene.impulse_velocity.collision = scene.semi_implicit_euler.collision;
+    scene.theta.collision = scene.impulse_velocity.collision = scene.shake.collision =
+        scene.semi_implicit_euler.collision;
   }
   if (auto x = root.find("solver")) read_solver(*x, scene);
 
@@ -1315,6 +1333,7 @@ Scene parse_scene(const nlohmann::json& document, const std::string& source_name
     scene.semi_implicit_euler.validate();
     scene.theta.validate();
     scene.impulse_velocity.validate();
+    scene.shake.validate();
   });
   // A DEM scene's materials and time step are checked now, not when the run starts.
   if (scene.scheme == Scheme::dem) dem_run(scene);

@@ -5,6 +5,7 @@
 //   ThetaStepper              Dumont Sec. 2.1 and 3.2                theta_stepper.hpp
 //   ImpulseVelocityStepper    Preclik et al. Sec. 3.1                impulse_velocity_stepper.hpp
 //   DemStepper                explicit penalty DEM (velocity Verlet) dem/dem_stepper.hpp
+//   ShakeStepper              Kleinert et al. eq. 14-21 (SHAKE, RATTLE) shake_stepper.hpp
 // The three contact-dynamics schemes share one step pipeline (ContactDynamicsStepper,
 // contact_dynamics_stepper.hpp) and differ only in the hooks where their papers differ.
 #include <functional>
@@ -36,7 +37,17 @@ struct DemStepDetails {
   bool contacts_filled = false;
 };
 
-using SchemeDetails = std::variant<std::monostate, ThetaStepDetails, DemStepDetails>;
+// What only SHAKE and RATTLE report (Kleinert eq. 14-21, shake_stepper.hpp).
+struct ShakeStepDetails {
+  VecX position_impulses;    // gamma_l^j of eq. 21c (= StepReport::impulses for SHAKE)
+  VecX velocity_impulses;    // gamma_r^j of eq. 21e per contact (zero for SHAKE and open ones)
+  long closed_contacts = 0;  // contacts of the RATTLE velocity CCP
+  SolverStats velocity_solver_stats;  // of the RATTLE velocity CCP (not_run for SHAKE)
+  VecX mean_velocities;               // v^{j+1/2} = (q^{j+1} - q^j) / h, 6 per body
+};
+
+using SchemeDetails =
+    std::variant<std::monostate, ThetaStepDetails, DemStepDetails, ShakeStepDetails>;
 
 struct StepReport {
   long step = 0;

@@ -11,6 +11,7 @@
 #include "moreau/integrator/impulse_velocity_stepper.hpp"
 #include "moreau/integrator/semi_implicit_euler.hpp"
 #include "moreau/integrator/theta_stepper.hpp"
+#include "moreau/integrator/shake_stepper.hpp"
 #include "moreau/model/world.hpp"
 #include "moreau/simulation/observers.hpp"
 
@@ -34,6 +35,8 @@ enum class Scheme {
   theta,                // Dumont Sec. 2.1 and 3.2, ThetaStepper
   impulse_velocity,     // Preclik et al. Sec. 3.1, ImpulseVelocityStepper
   dem,                  // the explicit penalty DEM reference, DemStepper
+  shake,                // Kleinert et al. eq. 14-20, ShakeStepper
+  rattle,               // Kleinert et al. eq. 21, ShakeStepper
 };
 std::vector<std::string> scheme_names();  // in the order above
 
@@ -55,6 +58,7 @@ struct Scene {
   SemiImplicitEulerOptions semi_implicit_euler;
   ThetaOptions theta;
   ImpulseVelocityOptions impulse_velocity;
+  ShakeOptions shake;  // shake and rattle (ShakeOptions::scheme set from Scene::scheme)
   std::string solver = "pgs";  // contact solver of the CD schemes (solver.name)
   SolverOptions solver_options;
   NlgsOptions nlgs;  // solver.nlgs, for the nlgs-* solvers (method from the name)
