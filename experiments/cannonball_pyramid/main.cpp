@@ -1,4 +1,4 @@
-// Cannonball pyramid, seed 000 Sec. 8.2-8.3: a square-based close-packed pyramid of spheres on
+// Cannonball pyramid, Olsen & Kamrin Sec. 8.2-8.3: a square-based close-packed pyramid of spheres on
 // a fixed base layer, dropped and settled. Classic CD (APGD, PGS), compatible CD after each,
 // and penalty DEM are compared through the floor reaction under the base (Table 1).
 // Scene choices are in README.md.
@@ -23,13 +23,13 @@ namespace {
 using namespace moreau;
 using Clock = std::chrono::steady_clock;
 
-constexpr double kRadius = 1.25e-3;         // 2.5 mm diameter, seed 000 Sec. 8.2
+constexpr double kRadius = 1.25e-3;         // 2.5 mm diameter, Olsen & Kamrin Sec. 8.2
 constexpr double kDensity = 2000.0;         // kg/m^3
 constexpr double kModulus = 50e9;           // Pa, E0 (glass beads)
 constexpr double kPoisson = 0.22;           // soda-lime glass; not given in the paper
 constexpr double kGravity = 9.81;           // m/s^2
-constexpr double kCdTimeStep = 1e-3;        // s, seed 000 Sec. 8.2
-constexpr double kPublishedDemStep = 5e-7;  // s, seed 000 Sec. 8.2
+constexpr double kCdTimeStep = 1e-3;        // s, Olsen & Kamrin Sec. 8.2
+constexpr double kPublishedDemStep = 5e-7;  // s, Olsen & Kamrin Sec. 8.2
 
 enum class Variant { uniform_hookean, multi_species_hookean, uniform_hertzian };
 const char* variant_name(Variant v) {
@@ -85,7 +85,7 @@ World pyramid_world(int base, Variant variant, std::vector<int>& base_bodies) {
         sphere.mass = mass;
         sphere.inertia_body = Mat3::Identity() * 0.4 * mass * kRadius * kRadius;
         sphere.shape.geometry = Sphere{kRadius};
-        // Seed 000 Sec. 8.2.2: even global index E0, odd E1 = 5 E0.
+        // Olsen & Kamrin Sec. 8.2.2: even global index E0, odd E1 = 5 E0.
         sphere.material = (variant == Variant::multi_species_hookean && index % 2 == 1) ? 1 : 0;
         world.add_body(sphere);
         if (layer == 0) base_bodies.push_back(index);
@@ -144,7 +144,7 @@ double floor_asymmetry(const VecX& floor, int base) {
   return std::sqrt(diff) / floor.norm();
 }
 
-// How classic CD starts each step's solve and in which order PGS visits the contacts. Seed 000
+// How classic CD starts each step's solve and in which order PGS visits the contacts. Olsen & Kamrin
 // Sec. 8.2 says nothing of warm starting, and its Fig. 9 ("qualitatively similar" APGD network,
 // 14% over-prediction) matches the cold start, so every step starts from r = 0 by default; the
 // warm-started runs are a separate, documented result (README.md). Natural order: the collision
@@ -159,7 +159,7 @@ struct CdRun {
   MethodResult classic;
   MethodResult compatible;
   NoTensionTrussStats truss;
-  // The same last step with the augmented Lagrangian truss solver of seed 000 Sec. 7 instead
+  // The same last step with the augmented Lagrangian truss solver of Olsen & Kamrin Sec. 7 instead
   // of the interior point method (from a copy of the world before that step).
   NoTensionTrussStats augmented_lagrangian;
   double solver_difference = 0.0;  // ||f_ALM - f_IPM|| / ||f_IPM||
@@ -313,7 +313,7 @@ void write_forces(std::ofstream& out, const std::string& variant, const MethodRe
 
 double sphere_weight() { return kDensity * 4.0 / 3.0 * M_PI * std::pow(kRadius, 3) * kGravity; }
 
-// The readings of "the reaction force distribution supporting the base of the pyramid" (seed 000
+// The readings of "the reaction force distribution supporting the base of the pyramid" (Olsen & Kamrin
 // Sec. 8.3) that the paper leaves open: the vertical load or the full force vector, with or
 // without the base spheres' own weight, per base sphere or per contact between the base and the
 // first layer. The suite's checked reading is the first one.
@@ -615,7 +615,7 @@ int main(int argc, char** argv) {
                 << std::flush;
 
       const VecX& reference = dem.result.floor;
-      // Classic CD as seed 000's text supports it (cold start; README.md), the PGS spread over
+      // Classic CD as Olsen & Kamrin's text supports it (cold start; README.md), the PGS spread over
       // random visiting orders, the warm-started second result, and every floor reading.
       const ClassicSummary apgd_cold =
           summarize(label, "APGD", apgd.classic, dem.result, reference_world, base_bodies, base,
@@ -632,7 +632,7 @@ int main(int argc, char** argv) {
       const std::vector<ClassicSummary> warm =
           warm_started_rows(base, variant, dem.result, reference_world, base_bodies, cd_steps,
                             cd_tolerance, readings_csv, contact_csv);
-      const std::string cold_note = "cold start (seed 000's setting, README.md)";
+      const std::string cold_note = "cold start (Olsen & Kamrin's setting, README.md)";
       measure_summary(results, label, apgd_cold, cold_note);
       measure_summary(results, label, pgs_natural, cold_note + ", natural contact order");
       for (const ClassicSummary& s : random_orders)

@@ -32,7 +32,7 @@ namespace fs = std::filesystem;
 constexpr const char* kExperiment = "fclib_benchmark";
 
 // The solvers of the suite for the Coulomb (De Saxce) problem that FCLIB poses. md_gs,
-// md_jacobi and md_blend solve the maximum-dissipation impact law (seed 003), a different
+// md_jacobi and md_blend solve the maximum-dissipation impact law (Preclik et al.), a different
 // problem whose solutions are not Coulomb solutions: they are left out.
 const std::vector<std::string> kSolvers = {
     "pgs", "pgj", "apgd", "nlgs-sbp", "nlgs-ebp", "nlgs-sal", "nlgs-eal", "newton", "admm",

@@ -1,5 +1,5 @@
-// Indeterminate beam, seed 000 Sec. 8.1: a rigid platform on three fixed disks. Classic CD
-// (frictionless LCP, seed 000 eq. 21) picks one of infinitely many force splits; which one
+// Indeterminate beam, Olsen & Kamrin Sec. 8.1: a rigid platform on three fixed disks. Classic CD
+// (frictionless LCP, Olsen & Kamrin eq. 21) picks one of infinitely many force splits; which one
 // depends on the solver. Compatible CD (Alg. 1) and a stiff penalty DEM pick the elastic one.
 // See README.md for the scene and the choices made.
 #include <cmath>
@@ -23,7 +23,7 @@ constexpr double kLength = 2.0;      // support spacing L (x = 0, L/2, L)
 constexpr double kDiskRadius = 0.1;  // fixed support disks
 constexpr double kPlatformHalfLength = 0.5 * kLength + kDiskRadius;  // overhangs the outer disks
 constexpr double kPlatformHalfThickness = 0.05;
-constexpr double kWeight = 10.0;  // w, seed 000 Sec. 8.1
+constexpr double kWeight = 10.0;  // w, Olsen & Kamrin Sec. 8.1
 constexpr double kMass = 1.0;     // with g = w / m
 constexpr double kTimeStep = 1e-3;
 constexpr long kSteps = 300;  // settles within ~20 steps; the rest shows it stays
@@ -61,7 +61,7 @@ World beam_world(Stiffness stiffness) {
   platform.shape.geometry =
       Box{Vec3(kPlatformHalfLength, kPlatformHalfThickness, kPlatformHalfThickness)};
   platform.material = 0;
-  // Dropped from 1% of a disk radius above the supports (seed 000 Sec. 8.1).
+  // Dropped from 1% of a disk radius above the supports (Olsen & Kamrin Sec. 8.1).
   platform.position = Vec3(0.5 * kLength, kDiskRadius * 1.01 + kPlatformHalfThickness, 0.0);
   world.add_body(platform);
   return world;
@@ -82,7 +82,7 @@ Outcome run_classic(const std::string& method, const std::string& solver, Contac
   World world = beam_world(stiffness);
   SemiImplicitEulerOptions options;
   options.time_step = kTimeStep;
-  options.frictional = false;  // seed 000 Sec. 8.1 is frictionless
+  options.frictional = false;  // Olsen & Kamrin Sec. 8.1 is frictionless
   // Margin of half a disk radius: the three supports are in the problem from the first step,
   // so their number and order (pair order: support 0, 1, 2) never change.
   options.collision.margin = 0.5 * kDiskRadius;

@@ -1,4 +1,4 @@
-// Painleve rod and the academic six-mass problem, seed 003 Sec. 4.1-4.2: the maximum-dissipation
+// Painleve rod and the academic six-mass problem, Preclik et al. Sec. 4.1-4.2: the maximum-dissipation
 // impact model has one solution where the Coulomb-like one has several. See README.md for the
 // scenes, the choices made and what each part shows.
 #include <chrono>
@@ -32,14 +32,14 @@ using Vec2 = Eigen::Vector2d;
 
 constexpr double kPi = std::numbers::pi;
 
-// ---- Academic problem, seed 003 Sec. 4.1 (all values from the paper) ----
+// ---- Academic problem, Preclik et al. Sec. 4.1 (all values from the paper) ----
 constexpr double kDx = 10.0, kDy = 1.0, kDz = 1.0;
 constexpr double kMx = 0.03, kMy = 65.0, kMz = 50.0;
 constexpr double kAcademicMu = 3.7;
 const Vec3 kPlaneNormal(0.25, 0.36, -0.9);      // n^, normalized before use
 const Vec3 kAcademicVelocity(0.06, 0.7, 0.23);  // b = Q^T (0.06, 0.7, 0.23)
 
-// ---- Painleve rod, seed 003 Sec. 4.2 (README.md: unit mass, length and sliding speed) ----
+// ---- Painleve rod, Preclik et al. Sec. 4.2 (README.md: unit mass, length and sliding speed) ----
 constexpr double kRodMass = 1.0;         // m, kg
 constexpr double kRodLength = 1.0;       // l, m
 constexpr double kSlidingSpeed = 1.0;    // v0, m/s
@@ -48,7 +48,7 @@ constexpr double kContactMargin = 1e-9;  // the tip touches with gap 0, which mu
 const double kCriticalAngle = 0.5 * std::acos(-0.6);  // where mu* is smallest, 4/3
 constexpr double kTimeStep = 1e-3;                    // s
 constexpr int kSteps = 250;              // 0.25 s: the rod pivots well away from theta0
-constexpr double kErrorReduction = 0.5;  // epsilon of seed 003 Sec. 3.1 (README.md)
+constexpr double kErrorReduction = 0.5;  // epsilon of Preclik et al. Sec. 3.1 (README.md)
 
 struct Scale {
   int sweep_angles;     // theta0 values of the (theta0, mu) sweep
@@ -92,10 +92,10 @@ Mat3 world_delassus(double mass, const Mat3& inertia, const Vec3& point, const V
 struct Academic {
   SingleContactProblem problem;
   Mat3 frame;            // Q = [n t o]
-  double inertia_error;  // engine's point-mass inertia against seed 003's closed form
+  double inertia_error;  // engine's point-mass inertia against Preclik et al.'s closed form
 };
 
-// Seed 003 Sec. 4.1: A = Q^T (M^-1 E - dx^2 e_x^x I^-1 e_x^x) Q. The frame is t = n x e_x,
+// Preclik et al. Sec. 4.1: A = Q^T (M^-1 E - dx^2 e_x^x I^-1 e_x^x) Q. The frame is t = n x e_x,
 // o = n x t, normalized or (as published) not.
 Academic academic_problem(bool normalized_frame) {
   std::vector<PointMass> masses;
@@ -127,7 +127,7 @@ Academic academic_problem(bool normalized_frame) {
   return academic;
 }
 
-// Seed 003 Sec. 4.2: the rod (body 1) touches the half-space (body 0, normal e_y) with its lower
+// Preclik et al. Sec. 4.2: the rod (body 1) touches the half-space (body 0, normal e_y) with its lower
 // tip at angle theta0, centre at l/2 (cos, sin, 0), sliding with -v0 e_x, no spin.
 World rod_world(double theta, double mu) {
   World world;
@@ -158,7 +158,7 @@ struct RodImpact {
   Mat3 frame;                    // contact frame [n t1 t2] (n = e_y)
 };
 
-// The impact problem at t0 (seed 003 eq. 3): A = W of the tip contact, b = -u^- (pre-impact
+// The impact problem at t0 (Preclik et al. eq. 3): A = W of the tip contact, b = -u^- (pre-impact
 // relative velocity; no gravity impulse at an instant).
 RodImpact rod_impact(double theta) {
   const World world = rod_world(theta, 0.0);
@@ -339,7 +339,7 @@ void run_academic(const ExperimentArguments& args, const Scale& scale, Experimen
 
 void run_rod_impact(const ExperimentArguments& args, const Scale& scale,
                     ExperimentResults& results) {
-  // The engine's Delassus block against seed 003's A(t0), in the plane of motion.
+  // The engine's Delassus block against Preclik et al.'s A(t0), in the plane of motion.
   {
     const double theta = kPi / 3.0;
     const RodImpact impact = rod_impact(theta);
@@ -349,9 +349,9 @@ void run_rod_impact(const ExperimentArguments& args, const Scale& scale,
                                    std::abs(world(1, 1) - (1.0 + 3.0 * c * c)),
                                    std::abs(world(0, 1) + 3.0 * s * c)});
     results.check("rod_delassus_in_plane", error < 1e-13,
-                  "largest in-plane difference of m A from seed 003's A(t0) at theta0 = pi/3: " +
+                  "largest in-plane difference of m A from Preclik et al.'s A(t0) at theta0 = pi/3: " +
                       std::to_string(error));
-    results.measure("rod: m A_zz at theta0 = pi/3 (seed 003 prints 1 + 3 cos^2 2 theta0 = 1.75)",
+    results.measure("rod: m A_zz at theta0 = pi/3 (Preclik et al. prints 1 + 3 cos^2 2 theta0 = 1.75)",
                     world(2, 2), "", "a slender rod gives 1 + (l/2)^2 / (l^2/12) = 4");
   }
 
@@ -408,7 +408,7 @@ void run_rod_impact(const ExperimentArguments& args, const Scale& scale,
       impact.problem.mu = mu;
       const Vec3 md = impact.frame * solve_max_dissipation(impact.problem).x;
       const bool impulsive = md.norm() > 0.0;
-      const bool expected = side >= 0;  // seed 003 Sec. 4.2: Lambda0 iff mu >= mu*
+      const bool expected = side >= 0;  // Preclik et al. Sec. 4.2: Lambda0 iff mu >= mu*
       md_wrong += impulsive != expected;
       if (impulsive) {
         worst_lambda0 =

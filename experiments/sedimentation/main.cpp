@@ -1,4 +1,4 @@
-// Sedimentation of balls in a box, seed 004 (Dumont) Sec. 4.2-4.4: (a) 4 balls, (b) 500 balls,
+// Sedimentation of balls in a box, Dumont (Dumont) Sec. 4.2-4.4: (a) 4 balls, (b) 500 balls,
 // (c) the descent-parameter sweep rho = alpha rho_bar on (b). The four NLGS local solvers
 // (SBP, SAL, EBP, EAL) run the same scene with the theta-method (theta_stepper.hpp). The paper
 // does not give the box, the density or the initial positions: see README.md for ours.
@@ -25,8 +25,8 @@ using namespace moreau;
 
 constexpr double kGravity = 9.81;     // m/s^2
 constexpr double kDensity = 2500.0;   // kg/m^3, glass beads (README.md)
-constexpr double kMu = 0.3;           // ball-ball and ball-wall, seed 004 Sec. 4.2-4.3
-constexpr int kMaxIterations = 5000;  // seed 004 Sec. 4.2-4.3
+constexpr double kMu = 0.3;           // ball-ball and ball-wall, Dumont Sec. 4.2-4.3
+constexpr int kMaxIterations = 5000;  // Dumont Sec. 4.2-4.3
 constexpr unsigned kSeed = 4;         // radii and positions (std::mt19937)
 // Lattice pitch of the initial positions: larger than the largest diameter (1 mm), so that no
 // two balls overlap at t = 0 (README.md).
@@ -112,8 +112,8 @@ struct Settings {
   long steps;
   double epsilon_glob;
   double margin;  // collision margin, m
-  // Local Newton (EBP, EAL): seed 004's absolute stop eps_Newt <= 1e-5, and the Armijo line
-  // search the suite adds (not in seed 004; false = the paper's plain Newton step).
+  // Local Newton (EBP, EAL): Dumont's absolute stop eps_Newt <= 1e-5, and the Armijo line
+  // search the suite adds (not in Dumont; false = the paper's plain Newton step).
   double newton_tolerance = 1e-5;
   bool newton_line_search = true;
 };
@@ -145,7 +145,7 @@ std::unique_ptr<NlgsSolver> make_nlgs(LocalMethod method, double alpha, const Se
   nlgs.rho_factor = alpha;
   nlgs.stopping = NlgsStopping::epsilon_glob;
   nlgs.epsilon_glob_tolerance = s.epsilon_glob;
-  nlgs.time_step = s.time_step;  // eps_glob with forces, as seed 004
+  nlgs.time_step = s.time_step;  // eps_glob with forces, as Dumont
   nlgs.newton_tolerance = s.newton_tolerance;
   nlgs.newton_line_search = s.newton_line_search;
   return std::make_unique<NlgsSolver>(options, nlgs);
@@ -154,7 +154,7 @@ std::unique_ptr<NlgsSolver> make_nlgs(LocalMethod method, double alpha, const Se
 ThetaOptions theta_options(const Settings& s) {
   ThetaOptions options;
   options.time_step = s.time_step;
-  options.theta = 0.5;  // seed 004 eq. 18 and the final update
+  options.theta = 0.5;  // Dumont eq. 18 and the final update
   options.collision.margin = s.margin;
   return options;
 }
@@ -249,7 +249,7 @@ std::string alpha_label(double alpha) {
   return out.str();
 }
 
-// Orderings of seed 004 Tables 2-3 on the measured step of one part.
+// Orderings of Dumont Tables 2-3 on the measured step of one part.
 void check_orderings(ExperimentResults& results, const std::string& part,
                      const std::vector<Outcome>& outcomes, bool strictly_fewer) {
   const int standard = std::min(iterations_of(outcomes, LocalMethod::sbp),
@@ -276,7 +276,7 @@ void check_orderings(ExperimentResults& results, const std::string& part,
 // ---- Issue 14: EAL's penetration against EBP's over a whole run, and EBP at alpha = 5 ----
 
 // The penetration statistic, declared before it was measured: over every step of the run, the
-// largest per-step penetration term -min(0, u~_n) (m/s; seed 004 eq. 37 at the last NLGS
+// largest per-step penetration term -min(0, u~_n) (m/s; Dumont eq. 37 at the last NLGS
 // iteration) and the number of steps in which it exceeds 1e-15 m/s (about ten round-offs of the
 // contact velocities here). One measured step (Tables 2-3) can fall in a static stack where
 // every method sits at round-off; the statistic over all steps cannot.
@@ -320,7 +320,7 @@ void penetration_over_all_steps(ExperimentResults& results, const std::string& p
     const PenetrationStatistic stat = penetration_statistic(o);
     const std::string label = "(" + part + ") " + o.label + " with line search";
     results.measure(label + ": largest penetration term over all steps", stat.largest, "m/s",
-                    "the Armijo line search (not in seed 004) leaves v_n = (1 - t) v_n0 on "
+                    "the Armijo line search (not in Dumont) leaves v_n = (1 - t) v_n0 on "
                     "damped steps");
     results.measure(label + ": steps with penetration term > 1e-15 m/s",
                     static_cast<double>(stat.steps_above), "");
@@ -401,11 +401,11 @@ int main(int argc, char** argv) {
         write_positions(positions, "a", "final " + o.label, o.final_world);
         const std::string m = "(a) " + o.label;
         results.measure(m + ": NLGS iterations" + at, o.last.common.iterations, "",
-                        "seed 004 Table 2 (step 1000): SBP 305, SAL 301, EBP 161, EAL 158");
+                        "Dumont Table 2 (step 1000): SBP 305, SAL 301, EBP 161, EAL 158");
         results.measure(m + ": eps_glob" + at, o.last.epsilon_glob, "",
-                        "seed 004 Table 2: 0.949e-12, 0.980e-12, 0.635e-12, 0.973e-12");
+                        "Dumont Table 2: 0.949e-12, 0.980e-12, 0.635e-12, 0.973e-12");
         results.measure(m + ": max penetration term" + at, o.last.max_penetration, "m/s",
-                        "seed 004 Table 2: 0.310e-11, 0.340e-11, 0.641e-12, 0.208e-19");
+                        "Dumont Table 2: 0.310e-11, 0.340e-11, 0.641e-12, 0.208e-19");
         results.measure(m + ": largest geometric overlap at the end", max_overlap(o.final_world),
                         "m");
         results.measure(m + ": contacts" + at, static_cast<double>(o.rows.back().contacts), "");
@@ -442,11 +442,11 @@ int main(int argc, char** argv) {
         write_positions(positions, "b", "final " + o.label, o.final_world);
         const std::string m = "(b) " + o.label;
         results.measure(m + ": NLGS iterations" + at, o.last.common.iterations, "",
-                        "seed 004 Table 3: 5000 for all four");
+                        "Dumont Table 3: 5000 for all four");
         results.measure(m + ": eps_glob" + at, o.last.epsilon_glob, "",
-                        "seed 004 Table 3: 0.119e-6, 0.135e-6, 0.156e-6, 0.101e-6");
+                        "Dumont Table 3: 0.119e-6, 0.135e-6, 0.156e-6, 0.101e-6");
         results.measure(m + ": max penetration term" + at, o.last.max_penetration, "m/s",
-                        "seed 004 Table 3: 0.213e-5, 0.533e-5, 0.286e-6, 0.390e-17");
+                        "Dumont Table 3: 0.213e-5, 0.533e-5, 0.286e-6, 0.390e-17");
         results.measure(m + ": largest geometric overlap at the end", max_overlap(o.final_world),
                         "m");
         results.measure(m + ": contacts" + at, static_cast<double>(o.rows.back().contacts), "");
@@ -465,7 +465,7 @@ int main(int argc, char** argv) {
     // from the same state, for alpha from 0.5 to 5.
     {
       Settings s = settings_b;
-      s.epsilon_glob = 1e-8;  // seed 004 Sec. 4.4: eps_tot = 1e-8
+      s.epsilon_glob = 1e-8;  // Dumont Sec. 4.4: eps_tot = 1e-8
       s.steps = full ? 500 : 200;
       const double alphas[] = {5.0, 2.0, 1.0, 0.5, 0.2};
       const double published_iterations[] = {652, 414, 750, 812, 667};
@@ -484,7 +484,7 @@ int main(int argc, char** argv) {
         const std::string m = "(c) EBP alpha = " + alpha_label(alphas[k]);
         results.measure(
             m + ": NLGS iterations at the measured step", o.last.common.iterations, "",
-            "seed 004 Table 4: " + std::to_string(static_cast<int>(published_iterations[k])));
+            "Dumont Table 4: " + std::to_string(static_cast<int>(published_iterations[k])));
         results.measure(m + ": CPU time per step", o.cpu_seconds / s.steps, "s",
                         "published " + std::to_string(published_cpu[k] / 500) +
                             " s per step (Table 4 total / 500 steps)");

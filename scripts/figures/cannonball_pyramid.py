@@ -1,4 +1,4 @@
-"""Figures of seed 000 Sec. 8.2-8.3: force networks (Fig. 8-17 a), histograms of nonzero
+"""Figures of Olsen & Kamrin Sec. 8.2-8.3: force networks (Fig. 8-17 a), histograms of nonzero
 contact forces against DEM (Fig. 8-18 b, 12, 15, 18) and floor pressure maps (Fig. 19)."""
 import csv
 import os
@@ -43,7 +43,7 @@ def floor_maps(rows, output_dir):
             if j == 0:
                 ax.set_ylabel(method, fontsize=8)
     fig.colorbar(image, ax=axes, shrink=0.6, label="load on base sphere (N)")
-    fig.suptitle("Floor reaction under the pyramid (cf. seed 000 Fig. 19)")
+    fig.suptitle("Floor reaction under the pyramid (cf. Olsen & Kamrin Fig. 19)")
     fig.savefig(os.path.join(output_dir, "floor_maps.png"), dpi=110)
     plt.close(fig)
 
@@ -93,7 +93,7 @@ def networks(rows, output_dir):
         ax.set_title(method, fontsize=9)
         ax.set_axis_off()
         ax.view_init(elev=18, azim=35)
-    fig.suptitle("Contact force network, uniform Hookean (cf. seed 000 Fig. 8-11 a)")
+    fig.suptitle("Contact force network, uniform Hookean (cf. Olsen & Kamrin Fig. 8-11 a)")
     fig.savefig(os.path.join(output_dir, "force_networks.png"), dpi=110)
     plt.close(fig)
 

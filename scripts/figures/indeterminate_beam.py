@@ -1,4 +1,4 @@
-"""Bar charts of the three support forces per method (seed 000 Fig. 1-5)."""
+"""Bar charts of the three support forces per method (Olsen & Kamrin Fig. 1-5)."""
 import csv
 import os
 
@@ -32,7 +32,7 @@ def make(output_dir):
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), gridspec_kw={"width_ratios": [2, 1]})
     bars(axes[0], rows, uniform, "uniform stiffness (Fig. 1-3)")
     bars(axes[1], rows, stiff, "middle contact 3x stiffer (Fig. 4-5)")
-    fig.suptitle("Indeterminate beam, w = 10 (seed 000 Sec. 8.1)")
+    fig.suptitle("Indeterminate beam, w = 10 (Olsen & Kamrin Sec. 8.1)")
     fig.tight_layout()
     fig.savefig(os.path.join(output_dir, "support_forces.png"), dpi=130)
     plt.close(fig)

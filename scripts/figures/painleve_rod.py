@@ -1,4 +1,4 @@
-"""Figures of the painleve_rod experiment (seed 003 Sec. 4.1-4.2): the (theta0, mu) plane with
+"""Figures of the painleve_rod experiment (Preclik et al. Sec. 4.1-4.2): the (theta0, mu) plane with
 mu* and the outcome of each impact model (cf. Fig. 8), the academic problem's objective on the
 plane of maximum compression (cf. Fig. 7), and the rod's tip velocity in time stepping."""
 import csv
@@ -44,7 +44,7 @@ def plane(output_dir):
         ax.set_title(f"{title}: impact solutions at t0")
         ax.legend(fontsize=7, loc="upper center")
     axes[0].set_ylabel("mu")
-    fig.suptitle("Painleve rod, seed 003 Sec. 4.2 (cf. Fig. 8)")
+    fig.suptitle("Painleve rod, Preclik et al. Sec. 4.2 (cf. Fig. 8)")
     fig.tight_layout()
     fig.savefig(os.path.join(output_dir, "painleve_plane.png"), dpi=130)
     plt.close(fig)
@@ -77,7 +77,7 @@ def contour(output_dir):
             ax.scatter(xs, ys, marker=marker, s=40, color=color, label=label, zorder=3)
     ax.set_xlabel("x_t")
     ax.set_ylabel("x_o")
-    ax.set_title("Academic problem on the plane of maximum compression\n(seed 003 Sec. 4.1, cf. Fig. 7)", fontsize=9)
+    ax.set_title("Academic problem on the plane of maximum compression\n(Preclik et al. Sec. 4.1, cf. Fig. 7)", fontsize=9)
     ax.legend(fontsize=7, loc="lower left")
     fig.tight_layout()
     fig.savefig(os.path.join(output_dir, "academic_contour.png"), dpi=130)

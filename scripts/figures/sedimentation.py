@@ -1,4 +1,4 @@
-"""Sedimentation (seed 004 Sec. 4.2-4.4): eps_glob terms over the NLGS iterations of the
+"""Sedimentation (Dumont Sec. 4.2-4.4): eps_glob terms over the NLGS iterations of the
 measured step for (a) and (b) (Fig. 9-12, 14-17), side views of the initial and final
 configurations (Fig. 8, 13) and the rho = alpha rho_bar sweep (Table 4)."""
 import csv
@@ -51,7 +51,7 @@ def snapshots(output_dir):
         ax.set_title(f"({part}) {state}", fontsize=9)
         ax.set_xlabel("x (mm)")
     axes[0].set_ylabel("y (mm)")
-    fig.suptitle("Sedimentation: side view (x, y) of the balls (seed 004 Fig. 8, 13)")
+    fig.suptitle("Sedimentation: side view (x, y) of the balls (Dumont Fig. 8, 13)")
     fig.tight_layout()
     fig.savefig(os.path.join(output_dir, "snapshots.png"), dpi=100)
     plt.close(fig)
@@ -63,7 +63,7 @@ def rho_sweep(output_dir):
     runs = [r for r in rows if r["kind"] == "run"]
     ax.semilogx([float(r["alpha"]) for r in runs], [int(r["iterations"]) for r in runs], "o-",
                 label="EBP, whole run (this work)")
-    ax.semilogx([5, 2, 1, 0.5, 0.2], [652, 414, 750, 812, 667], "k*--", label="EBP, seed 004 Table 4")
+    ax.semilogx([5, 2, 1, 0.5, 0.2], [652, 414, 750, 812, 667], "k*--", label="EBP, Dumont Table 4")
     for method, marker in [("sbp", "s"), ("sal", "^"), ("ebp", "v")]:
         ps = [r for r in rows if r["kind"] == "probe" and r["method"] == method]
         ok = [r for r in ps if r["termination"] == "converged"]
@@ -78,7 +78,7 @@ def rho_sweep(output_dir):
     ax.set_xlabel("alpha = rho / rho_bar")
     ax.set_ylabel("NLGS iterations at the measured step")
     ax.legend(fontsize=7)
-    ax.set_title("Descent parameter sweep (seed 004 Sec. 4.4, Table 4)")
+    ax.set_title("Descent parameter sweep (Dumont Sec. 4.4, Table 4)")
     fig.tight_layout()
     fig.savefig(os.path.join(output_dir, "rho_sweep.png"), dpi=110)
     plt.close(fig)

@@ -1,4 +1,4 @@
-"""Sliding ball (seed 004 Sec. 4.1): v(t) and r omega(t) per method against the analytic
+"""Sliding ball (Dumont Sec. 4.1): v(t) and r omega(t) per method against the analytic
 solution (Fig. 4), and the eps_glob terms over the NLGS iterations of steps 5 and 2000
 (Fig. 5-7)."""
 import csv
@@ -9,7 +9,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-V0, MU, G = 1.5, 0.7, 9.81  # seed 004 Sec. 4.1, as in experiments/sliding_ball/main.cpp
+V0, MU, G = 1.5, 0.7, 9.81  # Dumont Sec. 4.1, as in experiments/sliding_ball/main.cpp
 TERMS = ["motion", "projection", "bipotential", "penetration", "epsilon_glob"]
 FLOOR = 1e-20  # zero terms are drawn at this level on the log scale
 
@@ -38,7 +38,7 @@ def make(output_dir):
     axes[0][0].set_ylabel("m/s")
     axes[1][0].set_ylabel("m/s")
     axes[0][0].legend(fontsize=7)
-    fig.suptitle("Sliding ball: slide then roll, t* = 2 v0 / (7 mu g) (seed 004 Sec. 4.1)")
+    fig.suptitle("Sliding ball: slide then roll, t* = 2 v0 / (7 mu g) (Dumont Sec. 4.1)")
     fig.tight_layout()
     fig.savefig(os.path.join(output_dir, "velocities.png"), dpi=110)
     plt.close(fig)
@@ -59,7 +59,7 @@ def make(output_dir):
             ax.set_title(f"{method.upper()}, step {step}", fontsize=9)
             ax.set_xlabel("NLGS iteration")
     axes[0][0].legend(fontsize=6)
-    fig.suptitle("eps_glob terms (eq. 37) per NLGS iteration (seed 004 Fig. 5-7); zeros at 1e-20")
+    fig.suptitle("eps_glob terms (eq. 37) per NLGS iteration (Dumont Fig. 5-7); zeros at 1e-20")
     fig.tight_layout()
     fig.savefig(os.path.join(output_dir, "convergence.png"), dpi=100)
     plt.close(fig)

@@ -34,7 +34,7 @@ NoTensionTrussOptions with_method(TrussMethod method) {
   return options;
 }
 
-// A rigid bar carrying load W at x_load on point supports at x_i: the truss of seed 000
+// A rigid bar carrying load W at x_load on point supports at x_i: the truss of Olsen & Kamrin
 // eq. 32 in two degrees of freedom (vertical u, rotation theta). Rows: force, moment.
 NoTensionTrussProblem bar_on_supports(const std::vector<double>& x, const std::vector<double>& k,
                                       double weight, double x_load, ContactLaw law) {
@@ -54,7 +54,7 @@ NoTensionTrussProblem bar_on_supports(const std::vector<double>& x, const std::v
 
 }  // namespace
 
-// Seed 000 Sec. 8.1.2: k~ = (1, 3, 1) under w = 10 gives (2, 6, 2) for Hookean contacts; for
+// Olsen & Kamrin Sec. 8.1.2: k~ = (1, 3, 1) under w = 10 gives (2, 6, 2) for Hookean contacts; for
 // Hertzian ones the symmetric bar has equal overlaps too, so f ~ k~ c^(3/2) keeps the ratio.
 BOOST_DATA_TEST_CASE(StiffMiddleSupportCarriesThreeTimesMore,
                      bdata::make({ContactLaw::hookean, ContactLaw::hertzian}) * kMethods, law,
@@ -113,7 +113,7 @@ BOOST_DATA_TEST_CASE(ForcesDeriveFromOneRigidDisplacement,
 }
 
 BOOST_AUTO_TEST_CASE(SeriesStiffnessGivesPaperRatios) {
-  // Seed 000 Sec. 8.2.2: E1 = 5 E0 gives even-even : even-odd : odd-odd = 1/5 : 1/3 : 1.
+  // Olsen & Kamrin Sec. 8.2.2: E1 = 5 E0 gives even-even : even-odd : odd-odd = 1/5 : 1/3 : 1.
   const double ee = pair_relative_stiffness(1.0, 1.0), eo = pair_relative_stiffness(1.0, 5.0),
                oo = pair_relative_stiffness(5.0, 5.0);
   BOOST_TEST(std::abs(ee / oo - 0.2) <= 1e-15);

@@ -71,7 +71,7 @@ BOOST_AUTO_TEST_CASE(RestingSphereOverlapFollowsHooke) {
   BOOST_TEST(std::abs(contacts[0].overlap - weight / stiffness) <= 1e-9 * weight / stiffness);
 }
 
-// Critical damping (gamma = 2 sqrt(k m), seed 000 Sec. 8.2) means e_n = 0: a dropped sphere
+// Critical damping (gamma = 2 sqrt(k m), Olsen & Kamrin Sec. 8.2) means e_n = 0: a dropped sphere
 // never leaves the floor again. (While it recovers its overlap it moves up at up to e^-2 of
 // the impact speed, the critically damped x(t) = -v0 t e^(-w t), but stays in contact.)
 BOOST_AUTO_TEST_CASE(CriticallyDampedImpactDoesNotRebound) {
@@ -90,7 +90,7 @@ BOOST_AUTO_TEST_CASE(CriticallyDampedImpactDoesNotRebound) {
 }
 
 // Cundall-Strack with Coulomb cap: a sphere launched sliding decelerates at mu g until it
-// rolls, then rolls at 5/7 of its initial speed (v r omega = v), as in seed 004 Sec. 4.1.
+// rolls, then rolls at 5/7 of its initial speed (v r omega = v), as in Dumont Sec. 4.1.
 BOOST_AUTO_TEST_CASE(SlidingSphereRollsAtFiveSevenths) {
   const double mu = 0.4, v0 = 0.5;
   World world = sphere_above_floor(0.0, mu);

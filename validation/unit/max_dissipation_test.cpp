@@ -1,6 +1,6 @@
 #define BOOST_TEST_MODULE max_dissipation
 #include <boost/test/unit_test.hpp>
-// Maximum-dissipation impact model of seed 003: the analytic single-contact solver against
+// Maximum-dissipation impact model of Preclik et al.: the analytic single-contact solver against
 // mechanics, the paper's closed forms and an independent brute-force minimizer; the
 // Coulomb-like solution enumeration; the block solvers; the impulse-velocity time stepping.
 #include <Eigen/Cholesky>
@@ -130,7 +130,7 @@ double infeasibility(const SingleContactProblem& p, const Vec3& x) {
   return std::max({cone, std::max(0.0, -x.x()), signorini});
 }
 
-// Seed 003 Appendix A: the constants of eq. (8), transcribed as printed.
+// Preclik et al. Appendix A: the constants of eq. (8), transcribed as printed.
 TrigonometricPolynomial appendix_a(const SingleContactProblem& p) {
   const double ann = p.a(0, 0), ant = p.a(0, 1), ano = p.a(0, 2);
   const double att = p.a(1, 1), ato = p.a(1, 2), aoo = p.a(2, 2);
@@ -173,7 +173,7 @@ TrigonometricPolynomial appendix_a(const SingleContactProblem& p) {
   return s;
 }
 
-// The academic six-mass problem of seed 003 Sec. 4.1 with the contact frame exactly as
+// The academic six-mass problem of Preclik et al. Sec. 4.1 with the contact frame exactly as
 // written (t = n x e_x, o = n x t, not normalized: REPRODUCTION.md Sec. 3).
 SingleContactProblem academic_problem(bool normalized_frame) {
   const double dx = 10.0, dy = 1.0, dz = 1.0, mx = 0.03, my = 65.0, mz = 50.0;
@@ -200,7 +200,7 @@ SingleContactProblem academic_problem(bool normalized_frame) {
   return p;
 }
 
-// The Painleve rod of seed 003 Sec. 4.2 at t0 through the engine: half-space (body 0, normal
+// The Painleve rod of Preclik et al. Sec. 4.2 at t0 through the engine: half-space (body 0, normal
 // e_y) and rod (body 1, length l, mass m, lower tip on the plane at angle theta, sliding with
 // -v0 e_x). Returns the impact problem (b = -u^-, no gravity impulse) and the contact frame.
 struct RodImpact {
@@ -509,7 +509,7 @@ BOOST_AUTO_TEST_CASE(analytic_solver_agrees_with_brute_force_on_random_spd_probl
 }
 
 BOOST_AUTO_TEST_CASE(academic_problem_reproduces_table_1_maximum_dissipation_row) {
-  // Seed 003 Table 1, printed to two significant digits: x* = (1.6, -1.1, -5.8),
+  // Preclik et al. Table 1, printed to two significant digits: x* = (1.6, -1.1, -5.8),
   // A x* - b = (0, -0.057, 0.034), objective -0.634.
   const SingleContactProblem p = academic_problem(false);
   const Vec3 x = solve_max_dissipation(p).x;
@@ -524,7 +524,7 @@ BOOST_AUTO_TEST_CASE(academic_problem_reproduces_table_1_maximum_dissipation_row
 }
 
 BOOST_AUTO_TEST_CASE(painleve_rod_impact_is_lambda0_for_mu_at_least_mu_star) {
-  // Seed 003 Sec. 4.2: Lambda0 = (m v0 / 8) (5 + 3 cos 2 theta, 3 sin 2 theta, 0) in (x, y, z)
+  // Preclik et al. Sec. 4.2: Lambda0 = (m v0 / 8) (5 + 3 cos 2 theta, 3 sin 2 theta, 0) in (x, y, z)
   // for mu >= mu*(theta), and 0 for mu < mu*; m = 1, v0 = 1.3.
   const double v0 = 1.3;
   double worst = 0.0;
@@ -543,7 +543,7 @@ BOOST_AUTO_TEST_CASE(painleve_rod_impact_is_lambda0_for_mu_at_least_mu_star) {
 }
 
 BOOST_AUTO_TEST_CASE(painleve_rod_delassus_block_matches_the_paper_in_plane) {
-  // Seed 003 Sec. 4.2: A(t0) = m^-1 [1 + 3 sin^2, -3 sin cos; -3 sin cos, 1 + 3 cos^2] in
+  // Preclik et al. Sec. 4.2: A(t0) = m^-1 [1 + 3 sin^2, -3 sin cos; -3 sin cos, 1 + 3 cos^2] in
   // (x, y); out of plane a slender rod gives 1/m + (l/2)^2 / (m l^2 / 12) = 4/m (the paper
   // prints 1 + 3 cos^2(2 theta), which does not enter Lambda0).
   const double theta = 0.7;
@@ -611,7 +611,7 @@ BOOST_AUTO_TEST_CASE(point_mass_has_one_coulomb_solution_equal_to_maximum_dissip
 }
 
 BOOST_AUTO_TEST_CASE(painleve_rod_coulomb_solutions_are_zero_and_lambda0) {
-  // Seed 003 Sec. 4.2: for mu > mu* the Coulomb-like model admits 0 and Lambda0, at mu = mu*
+  // Preclik et al. Sec. 4.2: for mu > mu* the Coulomb-like model admits 0 and Lambda0, at mu = mu*
   // every convex combination of them, for mu < mu* only 0.
   const double v0 = 1.0;
   for (const double theta : {0.4, 0.5 * std::acos(-0.6), 1.3}) {

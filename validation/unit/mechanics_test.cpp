@@ -1,6 +1,6 @@
 #define BOOST_TEST_MODULE mechanics
 #include <boost/test/unit_test.hpp>
-// Analytic-mechanics tests of the time stepper (seed 000 Sec. 4: semi-implicit Euler with
+// Analytic-mechanics tests of the time stepper (Olsen & Kamrin Sec. 4: semi-implicit Euler with
 // impulses r = dt f). Every expected value comes from the mechanics of the scene (weights,
 // Coulomb friction, rolling, Euler's equations, Newton's restitution law), never from an
 // earlier run of the code. Each tolerance is named and justified where it is defined.
@@ -556,7 +556,7 @@ BOOST_DATA_TEST_CASE(DelassusOperatorMatchesAssembledMatrix,
   BOOST_TEST(worst <= kRelative);
 }
 
-// (g) Newton restitution (seed 000 Sec. 4.3): a sphere dropped from height h hits the floor
+// (g) Newton restitution (Olsen & Kamrin Sec. 4.3): a sphere dropped from height h hits the floor
 // at sqrt(2 g h) and leaves it at e_n times that speed; with the plastic law it stays down.
 // Discrete impact speed: the last free-flight step ends with |v| = k g dt for the first k with
 // k (k + 1) g dt^2 / 2 >= h, which is sqrt(2 g h) within g dt; the contact step then sets

@@ -1,6 +1,6 @@
 #define BOOST_TEST_MODULE nlgs
 #include <boost/test/unit_test.hpp>
-// Tests of seed 004's local solvers (SBP, EBP, SAL, EAL), their NLGS driver and the theta-method
+// Tests of Dumont's local solvers (SBP, EBP, SAL, EAL), their NLGS driver and the theta-method
 // stepper. Expected values come from the contact law (hand-solved single contacts), from
 // mechanics (weights, Coulomb sliding, Newton's impact law, free fall under the scheme) or
 // from finite differences of the functions whose derivatives are tested, never from an
@@ -136,7 +136,7 @@ BOOST_DATA_TEST_CASE(tangent_matrix_matches_finite_differences_in_every_contact_
   BOOST_TEST(worst <= kDerivativeTolerance, "worst " << worst << ": " << where);
 }
 
-// The closed forms seed 004 prints (Sec. 3.3 and 3.5): no contact gives A = I, B = 0; sticking
+// The closed forms Dumont prints (Sec. 3.3 and 3.5): no contact gives A = I, B = 0; sticking
 // gives A = 0, and B = rho I for the augmented Lagrangian.
 BOOST_DATA_TEST_CASE(no_contact_and_sticking_tangents_have_the_printed_closed_forms,
                      bdata::make(kLaws) * bdata::make(kFrictionalRows), law, rows) {
@@ -238,7 +238,7 @@ BOOST_DATA_TEST_CASE(every_local_solver_finds_the_known_single_contact_answer,
   BOOST_TEST(result.status == expected, test.name << " with " << solver->name());
 }
 
-// The Newton methods need one NLGS iteration on a single contact (seed 004 Table 1: EBP and
+// The Newton methods need one NLGS iteration on a single contact (Dumont Table 1: EBP and
 // EAL converge after the first iteration): from r = 0 the local Newton reaches the answer.
 BOOST_DATA_TEST_CASE(newton_local_solvers_solve_a_single_contact_in_one_call,
                      bdata::make({LocalMethod::ebp, LocalMethod::eal}) *
@@ -423,7 +423,7 @@ void check_coulomb_law(const ConeProblem& problem, const VecX& r, double tol) {
 }
 
 // Point masses: rho_c W_cc = alpha I, within the (0, 2) range where a local Uzawa step
-// contracts (seed 004 Sec. 4: rho < 2 rho_bar), so every method applies with its default
+// contracts (Dumont Sec. 4: rho < 2 rho_bar), so every method applies with its default
 // alpha. 30 contacts; W is SPD (asserted).
 BOOST_DATA_TEST_CASE(nlgs_reaches_tolerance_and_coulomb_law_holds_on_point_mass_contacts,
                      bdata::make(kMethods) * bdata::make(kFrictionalRows), method, rows) {
@@ -655,7 +655,7 @@ BOOST_AUTO_TEST_CASE(plain_newton_cycles_on_an_oblique_impact_and_the_line_searc
 }
 
 // A ball launched without spin on a plane slides with deceleration mu g while friction spins it
-// up at 5 mu g / (2 R) (seed 004 Sec. 4.1); the scheme reproduces the constant friction impulse
+// up at 5 mu g / (2 R) (Dumont Sec. 4.1); the scheme reproduces the constant friction impulse
 // mu m g dt exactly, so v(t) = v0 - mu g t and R omega = 5/2 mu g t before rolling starts at
 // t* = 2 v0 / (7 mu g) ~ 0.062 s.
 BOOST_DATA_TEST_CASE(sliding_ball_decelerates_at_mu_g, bdata::make(kMethods), method) {

@@ -602,7 +602,7 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE(polygons_in_the_world)
 
 // Resting on two contacts, a symmetric particle is statically determinate: the semi-implicit
-// Euler CD (seed 000 eq. 13-21, frictionless) gives each contact half the weight. Checked for
+// Euler CD (Olsen & Kamrin eq. 13-21, frictionless) gives each contact half the weight. Checked for
 // the square and for the U shape standing on its two legs (the contacts at the leg tips).
 BOOST_AUTO_TEST_CASE(particle_at_rest_on_two_contacts_carries_half_the_weight_on_each) {
   Vec2 centroid;
@@ -637,7 +637,7 @@ BOOST_AUTO_TEST_CASE(particle_at_rest_on_two_contacts_carries_half_the_weight_on
 }
 
 // Sixteen non-convex particles (one of each shape) dropped into a box settle under the
-// frictional CD stepper (seed 000 eq. 13-21, mu = 0.5): every state stays finite, the settled
+// frictional CD stepper (Olsen & Kamrin eq. 13-21, mu = 0.5): every state stays finite, the settled
 // overlaps are far below the margin and the particles come to rest. The contacts of interlocking
 // non-convex particles (several per pair, concave pockets) are what this exercises.
 BOOST_AUTO_TEST_CASE(non_convex_particles_settle_in_a_box) {

@@ -172,7 +172,7 @@ SolverOptions options_for(const std::string& solver, const TestProblem& test) {
 //   dist(r_i, K) <= D_i delta,  dist(u^_i, K*) <= delta,
 //   |r_i . u^_i| <= delta (|r_i| + D_i |u^_i|) + D_i delta^2.
 // For one row these read r_i >= -D_i delta, u_i >= -delta and the bound on |r_i u_i| (the
-// LCP's KKT conditions, seed 000 eq. 23). kRoundOff covers the recomputation of u in double
+// LCP's KKT conditions, Olsen & Kamrin eq. 23). kRoundOff covers the recomputation of u in double
 // precision (relative to the magnitudes involved).
 constexpr double kRoundOff = 1e-12;
 
@@ -234,7 +234,7 @@ BOOST_DATA_TEST_CASE(solver_reaches_tolerance_on_spd_lcp_and_kkt_holds,
 }
 
 // W = A A^T with A tall and thin: singular, impulses not unique, velocities u = W r + q
-// unique (the QP of seed 000 eq. 22 is strictly convex in W^1/2 r); a solution exists by
+// unique (the QP of Olsen & Kamrin eq. 22 is strictly convex in W^1/2 r); a solution exists by
 // construction.
 BOOST_DATA_TEST_CASE(solver_reaches_tolerance_on_rank_deficient_lcp_and_kkt_holds,
                      bdata::make(kSolvers) * bdata::make(kLcpSizes), solver, n) {

@@ -20,7 +20,7 @@ NoTensionTrussProblem compatibility_problem(const World& world, const ContactSys
                                             double dt, ContactLaw law) {
   if (system.rows_per_contact() != 1)
     throw InputError(
-        "compatible CD: defined for frictionless contact (seed 000 Sec. 4), but the contact "
+        "compatible CD: defined for frictionless contact (Olsen & Kamrin Sec. 4), but the contact "
         "problem "
         "has " +
         std::to_string(system.rows_per_contact()) + " rows per contact");

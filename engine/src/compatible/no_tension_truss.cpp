@@ -71,7 +71,7 @@ double power_law_prox(double v, double w, double q) {
 
 namespace detail {
 
-// Seed 000 Sec. 7: bound-constrained augmented Lagrangian (Nocedal & Wright Alg. 17.4), the
+// Olsen & Kamrin Sec. 7: bound-constrained augmented Lagrangian (Nocedal & Wright Alg. 17.4), the
 // subproblems solved by APGD with the complementary energy in the proximal step.
 void solve_by_augmented_lagrangian(const NoTensionTrussOptions& options, const ScaledTruss& scaled,
                                    VecX& f, NoTensionTrussStats& stats) {

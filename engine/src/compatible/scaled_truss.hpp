@@ -1,5 +1,5 @@
 #pragma once
-// The no-tension truss of seed 000 eq. 36 in the scaled form both of its solvers work on
+// The no-tension truss of Olsen & Kamrin eq. 36 in the scaled form both of its solvers work on
 // (no_tension_truss.cpp, truss_interior_point.cpp): forces in units of the largest load
 // component, equilibrium rows normalized. Private to engine/src/compatible.
 #include <cmath>

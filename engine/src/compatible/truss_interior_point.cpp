@@ -1,4 +1,4 @@
-// Primal-dual interior point method for the no-tension truss of seed 000 eq. 36:
+// Primal-dual interior point method for the no-tension truss of Olsen & Kamrin eq. 36:
 //   min_x sum_i c_i x_i^q   s.t.  A x = b,  x >= 0     (scaled form, scaled_truss.hpp)
 // KKT: grad phi(x) - A^T y - z = 0, A x = b, X Z e = 0, x, z >= 0. Each Newton step eliminates
 // dz and dx and solves the normal equations (A Theta A^T) dy = ..., Theta = (H + Z X^-1)^-1

@@ -23,7 +23,7 @@ void accumulate(VecX& target, int body, const Vec6& value) {
 
 JacobianBlock point_jacobian(const Contact& contact, const Vec3& body_position) {
   // e . (v + omega x r) = e . v + omega . (r x e): the row maps body velocity (v, omega) to the
-  // velocity of the material point at the contact along frame direction e (seed 000 eq. 15).
+  // velocity of the material point at the contact along frame direction e (Olsen & Kamrin eq. 15).
   const Vec3 lever = contact.point - body_position;
   JacobianBlock block;
   const Vec3* frame[3] = {&contact.normal, &contact.tangent1, &contact.tangent2};
@@ -335,7 +335,7 @@ SparseMatrix ContactSystem::assemble_jacobian() const {
 }
 
 SparseMatrix ContactSystem::assemble() const {
-  // W = H^T M^-1 H with the block-diagonal M^-1 of seed 000 eq. 9.
+  // W = H^T M^-1 H with the block-diagonal M^-1 of Olsen & Kamrin eq. 9.
   std::vector<Eigen::Triplet<double>> triplets;
   for (int b = 0; b < body_count(); ++b) {
     const InverseMass& inv = inverse_mass_[b];

@@ -294,7 +294,7 @@ void DemStepper::compute_forces() {
       out.normal = c.normal;
       out.overlap = overlap;
       out.elastic_force = law.elastic_force(overlap);
-      // Silbert eq. 2-3, seed 000 eq. 24: elastic plus viscous, without a cut-off of the
+      // Silbert eq. 2-3, Olsen & Kamrin eq. 24: elastic plus viscous, without a cut-off of the
       // viscous pull while the grains still overlap; only then does gamma = 2 sqrt(k m*)
       // give e_n = 0 (a cut-off would let a critically damped contact rebound at e^-2 v).
       const double damping = law.damping(overlap);

@@ -43,7 +43,7 @@ struct Projection {
   ContactStatus status = ContactStatus::no_contact;
 };
 
-// Projection onto the Coulomb cone K_mu (eq. 9) and its derivative, the three cases of seed 004
+// Projection onto the Coulomb cone K_mu (eq. 9) and its derivative, the three cases of Dumont
 // Sec. 3.3. The interior test asks tau_n >= 0, so that for mu = 0 a purely normal negative tau
 // goes to the apex 0 (K is then the ray R+ n).
 Projection coulomb_cone_projection(const Vec3& tau_in, double mu, int rows) {
@@ -65,7 +65,7 @@ Projection coulomb_cone_projection(const Vec3& tau_in, double mu, int rows) {
     return out;
   }
   // Sliding: P = tau - s d with s = (|tau_t| - mu tau_n) / (1 + mu^2), d = tau_t / |tau_t| - mu n
-  // (seed 004 Sec. 3.3, first case). Here |tau_t| > 0: tau_t = 0 falls in one of the two cases
+  // (Dumont Sec. 3.3, first case). Here |tau_t| > 0: tau_t = 0 falls in one of the two cases
   // above. dP/dtau = I - d ds/dtau - s dd/dtau with ds/dtau = d / (1 + mu^2) and
   // dd/dtau = (P_t - tau^ tau^^T) / |tau_t| (derivative of the unit tangent tau^).
   out.status = ContactStatus::sliding;
@@ -79,7 +79,7 @@ Projection coulomb_cone_projection(const Vec3& tau_in, double mu, int rows) {
   return out;
 }
 
-// Projection onto C = R+ x B(0, mu (tau_n)+) of eq. 35-36 and its derivative (seed 004
+// Projection onto C = R+ x B(0, mu (tau_n)+) of eq. 35-36 and its derivative (Dumont
 // Sec. 3.5, three cases).
 Projection cylinder_projection(const Vec3& tau_in, double mu, int rows) {
   Projection out;
@@ -154,16 +154,16 @@ class StandardAugmentedLagrangian final : public LocalSolver {
 };
 
 // EBP and EAL: Newton on f_c(chi) = (v - b - W r, Z(r, v)) = 0 from chi_0 = (r, W r + b)
-// (seed 004 eq. 27), with the tangent matrix [[-W, I], [A, B]] (eq. 29) condensed to
+// (Dumont eq. 27), with the tangent matrix [[-W, I], [A, B]] (eq. 29) condensed to
 // (A + B W) dr = -Z + B f, dv = -f + W dr (eq. 31-32).
 //
-// Stopping (eq. 28): seed 004 prints eps_Newt = |v - b - W r| + |r - proj(r, K)|, but says the
+// Stopping (eq. 28): Dumont prints eps_Newt = |v - b - W r| + |r - proj(r, K)|, but says the
 // criterion "measures f_c(chi)", whose second block is Z (eq. 26); the printed second term is
 // zero for every r in K (r = 0 included) and would stop the loop before the contact law holds,
 // so Z is used. At least one Newton step is always taken: with a loose absolute tolerance a
 // check before the first step would leave r unchanged and the NLGS could not progress.
 //
-// Globalisation (LocalOptions::line_search, not in seed 004, which gives none): the full
+// Globalisation (LocalOptions::line_search, not in Dumont, which gives none): the full
 // Newton step of this piecewise-smooth Z can cycle between two contact states (a sphere hitting
 // a plane obliquely with enough friction to stick alternates between "sliding" at r = 0 and
 // "no contact" at the overshoot, validation/unit/nlgs_test.cpp); the step is halved until
@@ -302,7 +302,7 @@ std::unique_ptr<LocalSolver> make_local_solver(LocalMethod method) {
   throw InputError("make_local_solver: unknown method");
 }
 
-// In 2D seed 004 Sec. 3.3 prints dZ/dv_t = rho mu / (1 + mu^2) ((th_v + th_r) n
+// In 2D Dumont Sec. 3.3 prints dZ/dv_t = rho mu / (1 + mu^2) ((th_v + th_r) n
 // + mu (1 - th_r th_v) t); differentiating gives mu (1 + th_r th_v) in the t entry, which the
 // finite-difference test in validation/unit/nlgs_test.cpp confirms (the other printed entries
 // agree with B = rho G (I + mu n e^T) below).
@@ -323,7 +323,7 @@ LocalTangent bipotential_tangent(const Vec3& r, const Vec3& v_in, double mu, dou
   return out;
 }
 
-// In the sliding case seed 004 Sec. 3.5 prints dZ~/dv_t with a minus sign and the 2D B without
+// In the sliding case Dumont Sec. 3.5 prints dZ~/dv_t with a minus sign and the 2D B without
 // the factor rho; differentiating Z~ = r - P_C(r - rho v) gives B = rho G with G = dP_C/dtau,
 // which the finite-difference test in validation/unit/nlgs_test.cpp confirms.
 LocalTangent augmented_lagrangian_tangent(const Vec3& r, const Vec3& v, double mu, double rho,

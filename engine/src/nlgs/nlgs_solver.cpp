@@ -69,7 +69,7 @@ NlgsSolver::NlgsSolver(SolverOptions options, NlgsOptions nlgs)
   nlgs_.validate();
   if (options_.order != ContactOrder::natural) {
     throw InputError(
-        "SolverOptions.order: NLGS visits the contacts in natural order (seed 004 "
+        "SolverOptions.order: NLGS visits the contacts in natural order (Dumont "
         "Sec. 3.1); other orders are a PGS option");
   }
   if (options_.relaxation != 1.0) {

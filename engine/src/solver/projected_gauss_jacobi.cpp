@@ -41,7 +41,7 @@ SolverStats ProjectedGaussJacobi::solve(const ConeProblem& problem, VecX& r) con
   }
 
   // For any omega > 0 the fixed points of r <- P_K(r - omega G u^) are exactly the solutions:
-  // of the LCP (seed 000 eq. 21) for one row, of the cone complementarity problem (seed 001
+  // of the LCP (Olsen & Kamrin eq. 21) for one row, of the cone complementarity problem (Kleinert et al.
   // eq. 22, with u^ for Coulomb) otherwise; omega only decides whether Jacobi reaches them.
   // u = W r + q is both the merit's velocity of the current iterate and the Jacobi right-hand
   // side of the next one: one Delassus product per iteration.

@@ -25,7 +25,7 @@ SolverStats ProjectedGaussSeidel::solve(const ConeProblem& problem, VecX& r) con
   const bool de_saxce = rows > 1 && problem.friction_model == FrictionModel::coulomb;
   const double omega = options_.relaxation;
   // Local step g_i: 1 / W_ii makes the frictionless update the exact minimiser of the QP
-  // (seed 000 eq. 22) in r_i alone; rows / trace(W_ii) is the same "local mass" for a cone
+  // (Olsen & Kamrin eq. 22) in r_i alone; rows / trace(W_ii) is the same "local mass" for a cone
   // block, where the exact local solve would need an inner iteration. A contact with a zero
   // diagonal block has a zero column in W (W is positive semi-definite): its impulse changes
   // no velocity, nothing determines it, so it is skipped and keeps its initial value.

@@ -119,12 +119,12 @@ std::unique_ptr<ContactSolver> make_solver(const std::string& name, const Solver
   if (name == "pgs") return std::make_unique<ProjectedGaussSeidel>(options);
   if (name == "pgj") return std::make_unique<ProjectedGaussJacobi>(options);
   if (name == "apgd") return std::make_unique<Apgd>(options);
-  // Maximum-dissipation impact model (seed 003): block solvers over the analytic
+  // Maximum-dissipation impact model (Preclik et al.): block solvers over the analytic
   // single-contact solver; they take the cone problem's W, q and mu and ignore its friction model.
   if (name == "md_gs") return std::make_unique<MaxDissipationGaussSeidel>(options);
   if (name == "md_jacobi") return std::make_unique<MaxDissipationJacobi>(options);
   if (name == "md_blend") return std::make_unique<MaxDissipationBlend>(options);
-  // NLGS with the local solvers of seed 004 (nlgs-sbp, nlgs-ebp, nlgs-sal, nlgs-eal).
+  // NLGS with the local solvers of Dumont (nlgs-sbp, nlgs-ebp, nlgs-sal, nlgs-eal).
   if (auto nlgs = make_nlgs_solver(name, options)) return nlgs;
   // Semismooth Newton on Alart-Curnier (semismooth_newton.hpp): SolverOptions' tolerance,
   // limit, warm start, history and divergence factor; its own options keep their defaults.

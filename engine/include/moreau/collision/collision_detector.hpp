@@ -9,7 +9,7 @@
 namespace moreau {
 
 struct CollisionOptions {
-  // Pairs whose gap is below this enter the contact problem (seed 000 Sec. 3: "contacts whose
+  // Pairs whose gap is below this enter the contact problem (Olsen & Kamrin Sec. 3: "contacts whose
   // gap function is less than some threshold"), m. Must be >= 0.
   double margin = 0.0;
   // Cell size of the broad-phase grid, m; 0 picks twice the largest finite bounding radius

@@ -1,5 +1,5 @@
 #pragma once
-// A contact found by the narrow phase (seed 000 Sec. 3: a pair of bodies, the contact
+// A contact found by the narrow phase (Olsen & Kamrin Sec. 3: a pair of bodies, the contact
 // point, the unit normal and the signed gap Phi).
 #include "moreau/core/types.hpp"
 

@@ -1,5 +1,5 @@
 #pragma once
-// Compatible CD (seed 000 Sec. 6.4 and Algorithm 1, step 2): after any classic CD solve, the
+// Compatible CD (Olsen & Kamrin Sec. 6.4 and Algorithm 1, step 2): after any classic CD solve, the
 // unique end-of-step velocities give the generalized body force F~ of eq. 37, and the
 // no-tension truss (eq. 36) under that load gives the contact forces a stiff elastic system
 // would carry. The dynamics are unchanged; only the force distribution is resolved.
@@ -16,7 +16,7 @@ struct CompatibleOptions {
 
 // Relative stiffness k~ of a contact between two materials: the two bodies act as springs in
 // series, k~ = k_a k_b / (k_a + k_b); an infinite (rigid) partner leaves the other's value.
-// With k_a = E_a this gives the ratios 1/5 : 1/3 : 1 of seed 000 Sec. 8.2 for E1 = 5 E0.
+// With k_a = E_a this gives the ratios 1/5 : 1/3 : 1 of Olsen & Kamrin Sec. 8.2 for E1 = 5 E0.
 double pair_relative_stiffness(double k_a, double k_b);
 
 // Builds eq. 36 for one step. `world` holds the state at the start of the step (positions,
@@ -24,7 +24,7 @@ double pair_relative_stiffness(double k_a, double k_b);
 // the generalized velocities (6 per body) before and after the classic solve. Gamma_D are
 // the degrees of freedom with zero inverse mass (fixed and prescribed bodies, locked
 // rotations, the out-of-plane dofs of a 2D world); Gamma_N the rest that some contact moves.
-// The system must be frictionless (one row per contact): seed 000 defines compatible CD for
+// The system must be frictionless (one row per contact): Olsen & Kamrin defines compatible CD for
 // frictionless contact; throws InputError otherwise.
 NoTensionTrussProblem compatibility_problem(const World& world, const ContactSystem& system,
                                             const std::vector<Contact>& contacts,

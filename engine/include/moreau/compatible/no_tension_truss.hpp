@@ -1,12 +1,12 @@
 #pragma once
-// The no-tension truss in complementary energy, seed 000 eq. 36:
+// The no-tension truss in complementary energy, Olsen & Kamrin eq. 36:
 //
 //   min_f  sum_i (p-1)/p  k~_i^(1/(1-p))  f_i^(p/(p-1))
 //   s.t.   (B^T f)_j = F~_j  for free degrees of freedom j (Gamma_N),   f >= 0,
 //
 // whose solution is the unique force distribution of an elastic contact network in the limit
 // of infinite stiffness (Hookean p = 2: a QP; Hertzian p = 5/2: a smooth convex NLP).
-// Solved as in seed 000 Sec. 7 by a bound-constrained augmented Lagrangian method
+// Solved as in Olsen & Kamrin Sec. 7 by a bound-constrained augmented Lagrangian method
 // (LANCELOT; Conn, Gould & Toint 1991, in the form of Nocedal & Wright Alg. 17.4) whose
 // subproblems min_{f >= 0} L_A(f; lambda, mu) are solved by APGD, or by a primal-dual
 // interior point method whose Newton steps solve the normal equations A Theta A^T with
@@ -31,14 +31,14 @@ struct NoTensionTrussProblem {
   // B^T restricted to the free degrees of freedom (rows: Gamma_N, columns: contacts), i.e.
   // the equilibrium operator of the truss.
   SparseMatrix equilibrium;
-  VecX load;                // F~ on the same rows (seed 000 eq. 37)
-  VecX relative_stiffness;  // k~_i > 0 per contact (seed 000 eq. 35)
+  VecX load;                // F~ on the same rows (Olsen & Kamrin eq. 37)
+  VecX relative_stiffness;  // k~_i > 0 per contact (Olsen & Kamrin eq. 35)
   ContactLaw law = ContactLaw::hookean;
   void validate() const;  // throws InputError
 };
 
 enum class TrussMethod {
-  augmented_lagrangian,  // seed 000 Sec. 7 (LANCELOT-style, APGD subproblems)
+  augmented_lagrangian,  // Olsen & Kamrin Sec. 7 (LANCELOT-style, APGD subproblems)
   interior_point,        // primal-dual, CHOLMOD normal equations
 };
 std::string to_string(TrussMethod method);

@@ -1,5 +1,5 @@
 #pragma once
-// Contact Jacobian H^T (B in seed 000 eq. 15), block-diagonal inverse mass and the
+// Contact Jacobian H^T (B in Olsen & Kamrin eq. 15), block-diagonal inverse mass and the
 // matrix-free Delassus product built from them.
 #include <vector>
 

@@ -1,5 +1,5 @@
 #pragma once
-// The Delassus operator W = H^T M^-1 H (seed 000 eq. 20: N = dt B M^-1 B^T; we work with
+// The Delassus operator W = H^T M^-1 H (Olsen & Kamrin eq. 20: N = dt B M^-1 B^T; we work with
 // impulses r = dt f so that W = B M^-1 B^T) behind one small interface, with a matrix-free
 // implementation built from contact Jacobians and an assembled sparse one.
 #include <Eigen/SparseCore>

@@ -10,7 +10,7 @@
 // k_n = 4/3 E* sqrt(R* d) for Silbert's Hertzian form; the Hookean law takes the same k_n.
 // 1/E* = (1 - nu_a^2)/E_a + (1 - nu_b^2)/E_b, R* = R_a R_b / (R_a + R_b), d the mean diameter
 // of the pair (the sphere's diameter against a wall). Damping gamma_n = 2 zeta sqrt(k_n m*), with
-// zeta = 1 (critical, e_n = 0) as in seed 000 Sec. 8.2. Tangential (Cundall & Strack 1979; Silbert
+// zeta = 1 (critical, e_n = 0) as in Olsen & Kamrin Sec. 8.2. Tangential (Cundall & Strack 1979; Silbert
 // eq. 4): a spring on the accumulated tangential displacement, F_t = -k_t s_t - gamma_t v_t, capped
 // at mu max(F_n, 0) (the spring is reset to the cap when sliding).
 #include "moreau/model/world.hpp"

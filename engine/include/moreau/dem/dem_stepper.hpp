@@ -1,5 +1,5 @@
 #pragma once
-// Explicit penalty DEM, the reference the CD papers compare against (seed 000 Sec. 8):
+// Explicit penalty DEM, the reference the CD papers compare against (Olsen & Kamrin Sec. 8):
 // velocity Verlet with the soft-sphere laws of contact_law.hpp, a Verlet neighbour list built
 // by the engine's broad phase, and an OpenMP-parallel force loop with a deterministic
 // per-body gather. Reads the same World (scene) as the CD time steppers.

@@ -9,7 +9,7 @@
 namespace moreau::fclib {
 
 // One step in both FCLIB forms, each with the stepper's solution.
-//  - local: W = H^T M^-1 H, q as the stepper built it (seed 000 eq. 20, impulse form);
+//  - local: W = H^T M^-1 H, q as the stepper built it (Olsen & Kamrin eq. 20, impulse form);
 //  - global: M and H over the free degrees of freedom of the dynamic bodies (locked ones,
 //    e.g. z in 2D, carry no mass and are left out, so M is positive definite),
 //    f = M v_free and w = q - H^T v_free (gap and restitution terms, velocities of fixed and

@@ -1,5 +1,5 @@
 #pragma once
-// Every solution of the single-contact impact problem with Coulomb-like friction (seed 003
+// Every solution of the single-contact impact problem with Coulomb-like friction (Preclik et al.
 // Fig. 1, impulsive column, contact closed), to show that the problem can have several:
 //   x_n >= 0 _|_ u_n >= 0,   |x_to| <= mu x_n,   |u_to| x_to = -mu x_n u_to,   u = A x - b.
 // The solutions are
@@ -7,13 +7,13 @@
 //   - sticking, u = 0: x0 = A^-1 b when it lies in the cone;
 //   - sliding, x = x_n (1, mu d) with |d| = 1, x_n > 0, u_n = 0 and u_to = -|u_to| d != 0.
 // For b_n != 0 the sliding ones follow the polynomial approach of Bonnefon & Daviet (2011,
-// "Quartic formulation of Coulomb 3D frictional contact", cited by seed 003 Sec. 4.1): with
+// "Quartic formulation of Coulomb 3D frictional contact", cited by Preclik et al. Sec. 4.1): with
 // d = (cos alpha, sin alpha), u_n = 0 gives x_n = b_n / f_r(alpha) (f_r of eq. 6), and
 // f_r(alpha) u_to(alpha) is affine in d, so u_to parallel to d, u_to x d = 0, is a
 // trigonometric polynomial of degree 2: a quartic in e^(i alpha) with at most four roots, each
 // kept if x_n > 0 and u_to opposes d. For b_n = 0, x_n > 0 forces f_r(alpha) = 0: the
 // directions of the rays of eq. (9), along which the solutions may form a continuum (the
-// Painleve rod at mu = mu*, seed 003 Sec. 4.2: every convex combination of 0 and Lambda0).
+// Painleve rod at mu = mu*, Preclik et al. Sec. 4.2: every convex combination of 0 and Lambda0).
 #include <vector>
 
 #include "moreau/impact/single_contact.hpp"

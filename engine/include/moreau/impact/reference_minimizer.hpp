@@ -1,5 +1,5 @@
 #pragma once
-// Brute-force reference for the maximum-dissipation single-contact problem (seed 003 eq. 5),
+// Brute-force reference for the maximum-dissipation single-contact problem (Preclik et al. eq. 5),
 // for tests and benchmarks only: no stationarity condition, no quartic, no case analysis.
 //
 // For b_n >= 0 and x_n > 0 the Signorini condition puts x on the plane of maximum compression,

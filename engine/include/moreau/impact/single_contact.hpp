@@ -1,8 +1,8 @@
 #pragma once
-// The single-contact problem of seed 003 Sec. 3.2 and its maximum-dissipation solution.
+// The single-contact problem of Preclik et al. Sec. 3.2 and its maximum-dissipation solution.
 //
 // In the contact frame (n, t, o), with A the SPD 3x3 Delassus block, b the velocity term and
-// mu >= 0 (seed 003 eq. 3 for impacts, eq. 5 for a time step; A x - b is the post-impulse
+// mu >= 0 (Preclik et al. eq. 3 for impacts, eq. 5 for a time step; A x - b is the post-impulse
 // relative velocity and 1/2 x^T A x - x^T b the post-impulse energy up to a constant):
 //   x* = argmin 1/2 x^T A x - x^T b   subject to   |x_to| <= mu x_n               (friction cone)
 //                                                  a_n^T x - b_n >= 0 _|_ x_n >= 0  (Signorini)
@@ -10,7 +10,7 @@
 // with a_n = A e_n. In the engine's ConeProblem (u = W r + q) this is A = W_ii, x = r_i and
 // b = -(q_i + sum_{j != i} W_ij r_j).
 //
-// solve_max_dissipation follows the structogram of seed 003 Fig. 5:
+// solve_max_dissipation follows the structogram of Preclik et al. Fig. 5:
 //   b_n < 0                  separating: x* = 0 (the pressure constraint excludes the rest)
 //   mu = 0                   frictionless: x* = (b_n / A_nn, 0, 0)
 //   P1: x0 = A^-1 b in cone  sticking: x* = x0 (the unconstrained minimum)
@@ -52,7 +52,7 @@ struct SingleContactProblem {
   void validate() const;
 };
 
-// Which branch of seed 003 Fig. 5 produced the solution.
+// Which branch of Preclik et al. Fig. 5 produced the solution.
 enum class MaxDissipationCase {
   separating,      // b_n < 0: x* = 0
   frictionless,    // mu = 0
@@ -87,7 +87,7 @@ struct MaxDissipationTolerances {
 // 003 Appendix A. Meaningful for b_n > 0 and mu > 0.
 TrigonometricPolynomial stationarity_equation(const SingleContactProblem& problem);
 
-// Elimination of the normal component on the plane of maximum compression (seed 003 Sec. 3.2):
+// Elimination of the normal component on the plane of maximum compression (Preclik et al. Sec. 3.2):
 // x_n = (b_n - A_nt x_t - A_no x_o) / A_nn, reduced matrix A^ and vector b^.
 struct ReducedProblem {
   Eigen::Matrix2d a_hat;

@@ -1,9 +1,9 @@
 #pragma once
-// Trigonometric polynomials of degree 2 in one angle, the form of seed 003 eq. (8):
+// Trigonometric polynomials of degree 2 in one angle, the form of Preclik et al. eq. (8):
 //   s(alpha) = c0 + c1 cos(alpha + phi1) + c2 cos(2 alpha + phi2)
 // held in Cartesian form (c1 cos(alpha + phi1) = c1 cos(phi1) cos(alpha) - c1 sin(phi1)
 // sin(alpha), likewise for 2 alpha), which needs no square roots or atan2 and so stays exact
-// when an amplitude vanishes. Their roots are found as seed 003 Sec. 3.2 says: y = e^(i alpha)
+// when an amplitude vanishes. Their roots are found as Preclik et al. Sec. 3.2 says: y = e^(i alpha)
 // turns s = 0 into a quartic in y, solved through the eigenvalues of its companion matrix.
 #include <vector>
 

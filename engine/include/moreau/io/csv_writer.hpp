@@ -23,7 +23,7 @@ void write_body_csv_rows(std::ostream& out, const World& world, long step);
 // contacts.csv: step, time (s, end of the step), contact (index within the step), body_a,
 // body_b, px, py, pz (contact point, m), nx, ny, nz (unit normal from a to b), gap (m), f_n,
 // f_t1, f_t2: the force body a exerts on body b in the frame (normal, tangent1, tangent2), N,
-// i.e. the step's impulses divided by the time step (seed 000 eq. 13). Rows the problem does
+// i.e. the step's impulses divided by the time step (Olsen & Kamrin eq. 13). Rows the problem does
 // not have (frictionless, or t2 in 2D) are written as 0. With `compatible` a last column
 // f_n_compatible holds the compatible CD force, StepReport::compatible_impulses / time step.
 void write_contact_csv_header(std::ostream& out, bool compatible = false);

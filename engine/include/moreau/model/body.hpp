@@ -16,7 +16,7 @@ enum class Motion {
 struct RigidBody {
   std::string name;
   Motion motion = Motion::dynamic;
-  bool rotation_locked = false;  // translation only, e.g. the non-rotating spheres of seed 001
+  bool rotation_locked = false;  // translation only, e.g. the non-rotating spheres of Kleinert et al.
 
   Vec3 position = Vec3::Zero();          // centre of mass, world frame, m
   Quat orientation = Quat::Identity();   // body-to-world rotation (unit)
@@ -29,14 +29,14 @@ struct RigidBody {
   Shape shape;
   int material = 0;  // index into World::materials
 
-  // World-frame inertia J = R J_body R^T (seed 000 eq. 9 stores it in the global frame).
+  // World-frame inertia J = R J_body R^T (Olsen & Kamrin eq. 9 stores it in the global frame).
   Mat3 inertia_world() const;
   Vec6 velocity() const;  // (v, omega)
   void set_velocity(const Vec6& v);
   bool is_dynamic() const { return motion == Motion::dynamic; }
 };
 
-// Inverse of the 6x6 generalized mass matrix of seed 000 eq. 9, restricted to the free
+// Inverse of the 6x6 generalized mass matrix of Olsen & Kamrin eq. 9, restricted to the free
 // degrees of freedom: zero for fixed/prescribed bodies, zero rotation when locked, and only
 // (x, y, rot z) in a 2D world. Block-diagonal: [m^-1 I_lin ; J^-1].
 struct InverseMass {

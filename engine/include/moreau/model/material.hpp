@@ -12,8 +12,8 @@ struct Material {
   double density = 1000.0;          // kg/m^3, used when a body gives no mass
   double youngs_modulus = 0.0;      // Pa; 0 = unspecified (no DEM), +inf = rigid
   double poisson_ratio = 0.3;       // -
-  double relative_stiffness = 1.0;  // k~ of seed 000 eq. 35 (dimensionless; +inf = rigid)
-  double restitution = 0.0;         // normal Newton coefficient e_n, seed 000 Sec. 4.3
+  double relative_stiffness = 1.0;  // k~ of Olsen & Kamrin eq. 35 (dimensionless; +inf = rigid)
+  double restitution = 0.0;         // normal Newton coefficient e_n, Olsen & Kamrin Sec. 4.3
 };
 
 // Coulomb friction coefficient per unordered pair of material indices, with a default.

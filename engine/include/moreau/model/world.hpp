@@ -19,7 +19,7 @@ struct World {
   int add_body(const RigidBody& body);
   int add_material(const Material& material);
 
-  // External generalized force on a body (gravity), F_ext of seed 000 eq. 19.
+  // External generalized force on a body (gravity), F_ext of Olsen & Kamrin eq. 19.
   Vec6 external_force(int body) const;
 
   // Throws InputError naming the body and the field for a state or parameter that cannot be
@@ -34,7 +34,7 @@ struct World {
 };
 
 // Body-frame inertia of a point-mass cluster about its centre of mass (e.g. the six-mass body
-// of seed 003 Sec. 4.1).
+// of Preclik et al. Sec. 4.1).
 struct PointMass {
   Vec3 position;  // body frame
   double mass;

@@ -1,8 +1,8 @@
 #pragma once
-// Local (one-contact) solvers of the non-linear Gauss-Seidel loop of seed 004 (Dumont,
+// Local (one-contact) solvers of the non-linear Gauss-Seidel loop of Dumont (Dumont,
 // "enhanced descent algorithms", Sec. 3.2-3.5). Inside an NLGS sweep the impulses of all other
 // contacts are frozen, so the velocity of contact c is affine in its own impulse,
-// u = W_cc r + b (seed 004 eq. 24 with the other contacts' sum in b), and the local solver
+// u = W_cc r + b (Dumont eq. 24 with the other contacts' sum in b), and the local solver
 // returns a new r (and, for the Newton methods, the velocity v that goes with it):
 //
 //   SBP  one Uzawa step on the bi-potential, tau = r - rho (u + mu |u_t| n), r <- P_K(tau)
@@ -14,7 +14,7 @@
 //   EAL  the same Newton method on Z~ = r - P_C(tau), tau = r - rho v (eq. 36).
 //
 // Units: r is an impulse (N s), u and v velocities (m/s), rho an impulse per velocity (kg).
-// Seed 004 writes r as a force with rho_bar = m_i m_j / (m_i + m_j) / dt; r dt and rho dt give
+// Dumont writes r as a force with rho_bar = m_i m_j / (m_i + m_j) / dt; r dt and rho dt give
 // the same iteration, see nlgs_solver.hpp. Vectors are (normal, t1, t2); only the leading
 // `rows` entries are used (1 frictionless, 2 for 2D, 3 for 3D), the others are kept at 0.
 #include <memory>
@@ -24,7 +24,7 @@
 
 namespace moreau {
 
-// The three contact states of seed 004 Sec. 3.3 and 3.5, read from the augmented reaction tau.
+// The three contact states of Dumont Sec. 3.3 and 3.5, read from the augmented reaction tau.
 enum class ContactStatus { no_contact, sticking, sliding };
 std::string to_string(ContactStatus status);
 
@@ -43,13 +43,13 @@ struct LocalProblem {
 
 struct LocalOptions {
   // Local Newton stop (EBP, EAL): eps_Newt <= newton_tolerance or newton_max_iterations steps
-  // (seed 004 Sec. 4: 1e-5 and 100). eps_Newt = |v - b - W r| + force_scale |Z| (eq. 28,
+  // (Dumont Sec. 4: 1e-5 and 100). eps_Newt = |v - b - W r| + force_scale |Z| (eq. 28,
   // see local_solver.cpp for the second term), in m/s plus force_scale * N s.
   double newton_tolerance = 1e-5;
   int newton_max_iterations = 100;
-  // 1 / dt measures Z as a force (N) as seed 004 does; 1 keeps impulses (N s).
+  // 1 / dt measures Z as a force (N) as Dumont does; 1 keeps impulses (N s).
   double force_scale = 1.0;
-  // Backtracking on eps_Newt (local_solver.cpp); false is the plain Newton step of seed 004.
+  // Backtracking on eps_Newt (local_solver.cpp); false is the plain Newton step of Dumont.
   bool line_search = true;
 };
 
@@ -66,7 +66,7 @@ class LocalSolver {
   virtual ~LocalSolver() = default;
   virtual LocalMethod method() const = 0;
   std::string name() const { return to_string(method()); }
-  // alpha of rho = alpha rho_bar chosen in seed 004 Sec. 4: 0.6 for SBP and SAL, 1 for EBP and
+  // alpha of rho = alpha rho_bar chosen in Dumont Sec. 4: 0.6 for SBP and SAL, 1 for EBP and
   // EAL.
   virtual double default_rho_factor() const = 0;
   // The Newton methods carry the local velocity as an unknown (chi = (r, v), eq. 25): the
@@ -80,7 +80,7 @@ class LocalSolver {
 
 std::unique_ptr<LocalSolver> make_local_solver(LocalMethod method);
 
-// Z(r, v) = r - P(tau(r, v)) and its partial derivatives A = dZ/dr, B = dZ/dv (seed 004
+// Z(r, v) = r - P(tau(r, v)) and its partial derivatives A = dZ/dr, B = dZ/dv (Dumont
 // eq. 26, 29-30 and 36), zero outside the leading rows x rows block.
 struct LocalTangent {
   Vec3 z = Vec3::Zero();

@@ -1,20 +1,20 @@
 #pragma once
-// Non-linear Gauss-Seidel (NLGS) over contacts with a pluggable local solver (seed 004
+// Non-linear Gauss-Seidel (NLGS) over contacts with a pluggable local solver (Dumont
 // Sec. 3.1-3.5): each iteration visits the contacts in order, solves contact c with the others'
 // impulses frozen (local_solver.hpp: SBP, EBP, SAL or EAL) and updates W r at once through the
 // DelassusOperator sweep interface, so that later contacts see it (eq. 23). Sequential by
-// nature (SolverStats::threads = 1); seed 004's optional split of the contact loop over threads
+// nature (SolverStats::threads = 1); Dumont's optional split of the contact loop over threads
 // is not implemented.
 //
 // Descent parameter per contact: rho_c = alpha / (W_cc)_nn. For two spheres (the bodies of
-// seed 004) the normal through both centres has no lever arm, so (W_cc)_nn = 1/m_i + 1/m_j
+// Dumont) the normal through both centres has no lever arm, so (W_cc)_nn = 1/m_i + 1/m_j
 // (1/m_i against a fixed wall) and rho_c = alpha m_i m_j / (m_i + m_j) = alpha rho_bar dt, the
-// impulse form of seed 004's rho = alpha rho_bar (Sec. 4, rho_bar = m_i m_j / (m_i + m_j) / dt
+// impulse form of Dumont's rho = alpha rho_bar (Sec. 4, rho_bar = m_i m_j / (m_i + m_j) / dt
 // with r a force): r dt and rho dt give the same iterates.
 //
 // Two error measures are computed after every sweep:
 //  - the suite's merit (merit.hpp) in SolverStats::merit and merit_history, as for every solver;
-//  - seed 004's eps_glob (eq. 37), the mean over contacts of four terms (motion, projection onto
+//  - Dumont's eps_glob (eq. 37), the mean over contacts of four terms (motion, projection onto
 //    K, bi-potential, penetration), in NlgsStats::history term by term.
 // Either one stops the loop (NlgsOptions::stopping).
 #include <memory>
@@ -28,22 +28,22 @@ namespace moreau {
 
 enum class NlgsStopping {
   merit,         // merit (merit.hpp) <= SolverOptions::tolerance, as PGS/PGJ/APGD
-  epsilon_glob,  // eps_glob (eq. 37) <= NlgsOptions::epsilon_glob_tolerance, as seed 004
+  epsilon_glob,  // eps_glob (eq. 37) <= NlgsOptions::epsilon_glob_tolerance, as Dumont
 };
 
 struct NlgsOptions {
   LocalMethod method = LocalMethod::ebp;
-  // alpha in rho = alpha rho_bar; 0 takes the method's default of seed 004 Sec. 4 (0.6 for SBP
+  // alpha in rho = alpha rho_bar; 0 takes the method's default of Dumont Sec. 4 (0.6 for SBP
   // and SAL, 1 for EBP and EAL).
   double rho_factor = 0.0;
   NlgsStopping stopping = NlgsStopping::merit;
   // Units of eq. 37: m/s for the velocity terms plus N (or N s, see time_step) for the
-  // projection term and W (or J) for the bi-potential term, summed as seed 004 does.
+  // projection term and W (or J) for the bi-potential term, summed as Dumont does.
   double epsilon_glob_tolerance = 1e-10;
-  double newton_tolerance = 1e-5;   // local Newton (EBP, EAL), seed 004 Sec. 4
-  int newton_max_iterations = 100;  // seed 004 Sec. 4
-  bool newton_line_search = true;   // LocalOptions::line_search (not in seed 004)
-  // Seed 004 writes r as a force. With time_step > 0 (s), the impulse terms of eps_glob and
+  double newton_tolerance = 1e-5;   // local Newton (EBP, EAL), Dumont Sec. 4
+  int newton_max_iterations = 100;  // Dumont Sec. 4
+  bool newton_line_search = true;   // LocalOptions::line_search (not in Dumont)
+  // Dumont writes r as a force. With time_step > 0 (s), the impulse terms of eps_glob and
   // eps_Newt use r / time_step (N) as in the paper; 0 keeps impulses (N s).
   double time_step = 0.0;
   void validate() const;  // throws InputError naming the field
@@ -94,7 +94,7 @@ class NlgsSolver final : public ContactSolver {
   NlgsSolver(SolverOptions options, NlgsOptions nlgs);
   std::string name() const override;  // "nlgs-sbp", "nlgs-ebp", "nlgs-sal", "nlgs-eal"
   SolverStats solve(const ConeProblem& problem, VecX& r) const override;
-  // The same solve with seed 004's eps_glob terms per iteration.
+  // The same solve with Dumont's eps_glob terms per iteration.
   NlgsStats solve_with_terms(const ConeProblem& problem, VecX& r) const;
   const NlgsOptions& nlgs_options() const { return nlgs_; }
 

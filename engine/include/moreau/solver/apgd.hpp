@@ -3,7 +3,7 @@
 // Nesterov's method to accelerate multibody dynamics with friction and contact", ACM TOG
 // 2015, Algorithm 1, on the QP
 //   min 1/2 r^T W r + r^T q   over r in K = K_1 x ... x K_n
-// (seed 000 eq. 22 for frictionless problems; the cone complementarity problem of the convex
+// (Olsen & Kamrin eq. 22 for frictionless problems; the cone complementarity problem of the convex
 // relaxation for frictional ones). Nesterov momentum, Lipschitz backtracking, a 0.9 step
 // growth per iteration, adaptive restart (SolverOptions::adaptive_restart) and the best
 // iterate by merit returned. For FrictionModel::coulomb with frictional rows the De Saxce

@@ -5,7 +5,7 @@
 //   min_{x >= 0}  f(x) + g(x),   f smooth convex,  g(x) = sum_i g_i(x_i) separable convex,
 //
 // where the projection step of APGD becomes the proximal step of g plus the bound (for g = 0
-// it is exactly the projected APGD). Seed 000 Sec. 7 re-uses APGD for the bound-constrained
+// it is exactly the projected APGD). Olsen & Kamrin Sec. 7 re-uses APGD for the bound-constrained
 // subproblems of its augmented Lagrangian; putting the complementary energy of the contacts
 // (separable, and for Hertzian contacts with an unbounded curvature at f = 0) into g keeps
 // the step size set by the smooth quadratic part alone.

@@ -1,5 +1,5 @@
 #pragma once
-// Projected Gauss-Jacobi (PGJ, the CCP solver seed 001 compares against, see its ref. [20],
+// Projected Gauss-Jacobi (PGJ, the CCP solver Kleinert et al. compares against, see its ref. [20],
 // Tasora & Anitescu 2011). Every contact is updated from the same u = W r + q, one Delassus
 // product per iteration, the contacts in parallel (OpenMP):
 //   r_i <- P_K(r_i - omega g_i u^_i),  g_i = rows / trace(W_ii)  (g_i = 1 / W_ii frictionless)

@@ -1,5 +1,5 @@
 #pragma once
-// Projected Gauss-Seidel (PGS, used on the LCP eq. 21 in seed 000 Sec. 8; the per-contact cone
+// Projected Gauss-Seidel (PGS, used on the LCP eq. 21 in Olsen & Kamrin Sec. 8; the per-contact cone
 // projection of Tasora & Anitescu for frictional contacts). One sweep visits every contact
 // once in SolverOptions::order and updates it from the latest impulses of all the others,
 // through the DelassusOperator sweep interface (O(block) per contact, no full product):
