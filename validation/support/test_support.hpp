@@ -1,5 +1,8 @@
 #pragma once
-// Fixtures shared by the unit tests.
+// Fixtures shared by the unit tests (each includes Boost.Test first, after BOOST_TEST_MODULE).
+#include <algorithm>
+#include <boost/test/unit_test.hpp>
+#include <cmath>
 #include <memory>
 #include <string>
 
@@ -50,6 +53,23 @@ inline int add_ball(World& world, double radius, double density, const Vec3& pos
 // The stepper of `setup` (returned by guaranteed copy elision: steppers do not move).
 inline SemiImplicitEulerStepper euler_stepper(World& world, const EulerSetup& setup) {
   return SemiImplicitEulerStepper(world, setup, solver_of(setup));
+}
+
+// The step of a column of three balls of mass `mass` resting on the floor: the contact under
+// ball k carries the weight of the balls above it and itself, (4 - k) m g dt, and no friction
+// (the floor is body 0, the balls 1, 2, 3 from the bottom: a contact's upper body is the
+// larger index).
+inline void check_resting_column(const StepReport& report, double mass, double gravity,
+                                 double time_step) {
+  BOOST_TEST(report.contacts.size() == 3u);
+  if (report.contacts.size() != 3u) return;
+  for (std::size_t i = 0; i < 3; ++i) {
+    const Contact& c = report.contacts[i];
+    const double expected = (4 - std::max(c.body_a, c.body_b)) * mass * gravity * time_step;
+    BOOST_TEST(report.impulses(3 * i) == expected, boost::test_tools::tolerance(1e-6));
+    BOOST_TEST(std::hypot(report.impulses(3 * i + 1), report.impulses(3 * i + 2)) <=
+               1e-6 * expected);
+  }
 }
 
 }  // namespace moreau::test

@@ -19,10 +19,12 @@
 #include "moreau/conic/interior_point.hpp"
 #include "moreau/conic/jordan_algebra.hpp"
 #include "moreau/core/error.hpp"
+#include "moreau/model/shape.hpp"
 #include "moreau/solver/apgd.hpp"
 #include "moreau/solver/interior_point_solver.hpp"
 #include "moreau/solver/cone.hpp"
 #include "moreau/solver/merit.hpp"
+#include "test_support.hpp"
 
 using namespace moreau;
 using namespace moreau::conic;
@@ -245,6 +247,31 @@ VecX solve_with_cvxopt(const MatX& q, const VecX& r, const std::vector<int>& dim
   VecX x(q.rows());
   for (Eigen::Index i = 0; i < x.size(); ++i) file >> x[i];
   return x;
+}
+
+BOOST_AUTO_TEST_CASE(step_along_the_cone_axis_stops_at_the_apex) {
+  // x on the axis of C moved along it, x + t dx = (x_0 + t dx_0) e with dx_0 < 0: the step
+  // leaves C at the apex, t = -x_0 / dx_0. det(x + t dx) = (x_0 + t dx_0)^2 only touches zero
+  // there (a zero discriminant that rounds to either sign), so the determinant's roots alone
+  // can miss it and let the step pass through the apex into -C. This is the scaled point of
+  // a resting contact (zero friction), where the IPM's iterates left the cone.
+  std::mt19937 generator(11);
+  std::uniform_real_distribution<double> exponent(-6.0, 0.0);
+  for (const int dim : {1, 2, 3}) {
+    BOOST_TEST_CONTEXT("dim " << dim) {
+      int missed = 0;
+      for (int sample = 0; sample < 1000; ++sample) {
+        const Vec3 x(std::pow(10.0, exponent(generator)), 0.0, 0.0);
+        const Vec3 dx(-std::pow(10.0, exponent(generator)), 0.0, 0.0);
+        const double step = max_step_in_cone(x, dx, dim);
+        // A rounded-positive discriminant moves the double root by ~sqrt(epsilon) relative
+        // (only ever to a shorter, still feasible step: the smaller root is taken).
+        const double apex = x[0] / -dx[0];
+        if (!(std::abs(step - apex) <= 1e-7 * apex)) ++missed;
+      }
+      BOOST_TEST(missed == 0);
+    }
+  }
 }
 
 const char* kCvxoptMissing =
@@ -509,6 +536,38 @@ BOOST_AUTO_TEST_CASE(bad_input_is_reported) {
   options.max_newton_steps = 60;
   const InteriorPointStats stats = solve_conic_qp(unbounded.problem, options, x, y, z);
   BOOST_TEST(stats.status != InteriorPointStatus::converged);
+}
+
+// A column of three balls resting on the floor (mu = 0.5, one Euler step): every contact has
+// zero friction, so the solution lies on the axis of each friction cone and the scaled
+// iterates move along it; the IPM used to step through the apex there (see
+// step_along_the_cone_axis_stops_at_the_apex), its Nesterov-Todd scaling became NaN and it
+// stopped after a few Newton steps with a wrong "N is not positive semi-definite".
+// The contact under ball k (from the bottom, k = 1..3) carries (4 - k) m g dt.
+BOOST_AUTO_TEST_CASE(resting_column_on_the_cone_axes) {
+  constexpr double kGravity = 9.81;
+  constexpr double kTimeStep = 1e-3;
+  for (const std::string solver : {"ipm", "ipm-direct"}) {
+    for (const FrictionModel model : {FrictionModel::coulomb, FrictionModel::convex_relaxation}) {
+      BOOST_TEST_CONTEXT(solver << ", coulomb " << (model == FrictionModel::coulomb)) {
+        World world = test::floor_world(0.5, kGravity);
+        for (int k = 0; k < 3; ++k) {
+          test::add_ball(world, 0.1, 1000.0, Vec3(0.0, 0.1 * (1 + 2 * k), 0.0));
+        }
+        const double mass = world.bodies[1].mass;
+        test::EulerSetup setup;
+        setup.time_step = kTimeStep;
+        setup.collision.margin = 1e-3;
+        setup.solver = solver;
+        setup.solver_options = tight(1e-8);
+        setup.friction_model = model;
+        auto stepper = test::euler_stepper(world, setup);
+        const StepReport& report = stepper.step();
+        BOOST_TEST(report.solver_stats.converged, report.solver_stats.stop_reason);
+        test::check_resting_column(report, mass, kGravity, kTimeStep);
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -321,13 +321,22 @@ class Solver {
 
   // A failed factorization or a CG breakdown (p^T H p <= 0). Far along the central path
   // W^2 ~ 1/mu makes H so ill-conditioned that rounding alone can cause it: that is the
-  // numerical limit of the method, reported as such; earlier it means N is indefinite.
+  // numerical limit of the method, reported as such. A non-finite scaling means an iterate
+  // reached the cone boundary (a step-length failure, W^2 is then undefined), not that N is
+  // indefinite; otherwise N is indefinite.
   InteriorPointStats not_positive_definite() {
     if (std::max({stats_.primal_residual, stats_.equality_residual, stats_.complementarity}) <
         kNumericalLimitResidual) {
       return finish(InteriorPointStatus::numerical_limit,
                     "the Newton matrix N + C + W^2 became numerically singular (W^2 ~ 1/mu) "
                     "before the tolerance was met");
+    }
+    for (const ConeScaling& scaling : scalings_) {
+      if (!scaling.a.allFinite() || !scaling.lambda.allFinite()) {
+        return finish(InteriorPointStatus::diverged,
+                      "an iterate reached the cone boundary: its Nesterov-Todd scaling W is "
+                      "not finite");
+      }
     }
     return finish(InteriorPointStatus::not_positive_definite,
                   "the Newton matrix N + C + W^2 is not positive definite (N is not positive "

@@ -96,15 +96,20 @@ Vec3 jordan_divide(const Vec3& x, const Vec3& v, int dim) {
 
 double max_step_in_cone(const Vec3& x, const Vec3& dx, int dim) {
   constexpr double infinity = std::numeric_limits<double>::infinity();
-  if (dim == 1) return dx[0] < 0.0 ? -x[0] / dx[0] : infinity;
-  // The step leaves C where det(x + t dx) = a t^2 + b t + c first vanishes (x_0 + t dx_0 stays
-  // positive up to there: at x_0 = 0 the determinant is already <= 0).
+  // x_0 + t dx_0 >= 0 is part of C. For dim 1 it is the whole condition; for dim > 1 it
+  // matters where the ray passes through the apex (x_1 = dx_1 = 0, e.g. a resting contact
+  // with zero friction, or any point on the axis moved along the axis): there
+  // det(x + t dx) = (x_0 + t dx_0)^2 only touches zero, its discriminant is 0 and rounds to
+  // either sign, and without this bound a step through the apex into -C would pass as inside.
+  double step = dx[0] < 0.0 ? -x[0] / dx[0] : infinity;
+  if (dim == 1) return step;
+  // Otherwise the step leaves C where det(x + t dx) = a t^2 + b t + c first vanishes (x_0 +
+  // t dx_0 stays positive up to there: at x_0 = 0 the determinant is already <= 0).
   const auto x1 = x.segment(1, dim - 1);
   const auto d1 = dx.segment(1, dim - 1);
   const double a = dx[0] * dx[0] - d1.squaredNorm();
   const double b = 2.0 * (x[0] * dx[0] - x1.dot(d1));
   const double c = determinant(x, dim);
-  double step = infinity;
   auto consider = [&](double root) {
     if (root > 0.0 && root < step) step = root;
   };
