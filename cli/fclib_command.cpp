@@ -12,6 +12,7 @@
 #include "moreau/core/error.hpp"
 #include "moreau/fclib/fclib.hpp"
 #include "moreau/nlgs/nlgs_solver.hpp"
+#include "moreau/registry/solver_registry.hpp"
 #include "moreau/solver/merit.hpp"
 #include "moreau/solver/solver.hpp"
 

@@ -16,8 +16,10 @@
 #include "moreau/fclib/step_export.hpp"
 #include "moreau/io/checkpoint.hpp"
 #include "moreau/io/csv_writer.hpp"
+#include "moreau/io/output_writer.hpp"
 #include "moreau/io/scene.hpp"
 #include "moreau/io/vtk_writer.hpp"
+#include "moreau/registry/solver_registry.hpp"
 #include "moreau/simulation/observers.hpp"
 
 namespace moreau::cli {

@@ -17,6 +17,7 @@
 #include "moreau/dem/dem_stepper.hpp"
 #include "moreau/harness/results.hpp"
 #include "moreau/integrator/semi_implicit_euler.hpp"
+#include "moreau/registry/solver_registry.hpp"
 
 namespace {
 

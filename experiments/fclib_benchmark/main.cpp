@@ -20,6 +20,7 @@
 #include "moreau/core/error.hpp"
 #include "moreau/fclib/fclib.hpp"
 #include "moreau/harness/results.hpp"
+#include "moreau/registry/solver_registry.hpp"
 #include "moreau/solver/merit.hpp"
 #include "moreau/solver/solver.hpp"
 

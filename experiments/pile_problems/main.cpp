@@ -32,6 +32,7 @@
 #include "moreau/integrator/shake_stepper.hpp"
 #include "moreau/io/scene.hpp"
 #include "moreau/model/shape.hpp"
+#include "moreau/registry/solver_registry.hpp"
 #include "moreau/solver/interior_point_solver.hpp"
 #include "moreau/solver/merit.hpp"
 #include "moreau/solver/solver.hpp"

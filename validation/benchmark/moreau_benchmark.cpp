@@ -27,6 +27,7 @@
 #include "moreau/io/scene.hpp"
 #include "moreau/model/shape.hpp"
 #include "moreau/model/world.hpp"
+#include "moreau/registry/solver_registry.hpp"
 #include "moreau/simulation/simulation.hpp"
 #include "moreau/solver/solver.hpp"
 

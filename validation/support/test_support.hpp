@@ -8,6 +8,7 @@
 
 #include "moreau/integrator/semi_implicit_euler.hpp"
 #include "moreau/model/shape.hpp"
+#include "moreau/registry/solver_registry.hpp"
 #include "moreau/solver/solver.hpp"
 
 namespace moreau::test {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "moreau/model/shape.hpp"
+#include "moreau/registry/solver_registry.hpp"
 #include "test_support.hpp"
 
 namespace moreau {

@@ -13,6 +13,7 @@
 
 #include "moreau/core/error.hpp"
 #include "moreau/fclib/fclib.hpp"
+#include "moreau/registry/solver_registry.hpp"
 #include "moreau/solver/solver.hpp"
 
 namespace fs = std::filesystem;

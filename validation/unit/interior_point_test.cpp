@@ -20,6 +20,7 @@
 #include "moreau/conic/jordan_algebra.hpp"
 #include "moreau/core/error.hpp"
 #include "moreau/model/shape.hpp"
+#include "moreau/registry/solver_registry.hpp"
 #include "moreau/solver/apgd.hpp"
 #include "moreau/solver/interior_point_solver.hpp"
 #include "moreau/solver/cone.hpp"

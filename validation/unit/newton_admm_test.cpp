@@ -13,6 +13,7 @@
 
 #include "moreau/contact/delassus.hpp"
 #include "moreau/core/error.hpp"
+#include "moreau/registry/solver_registry.hpp"
 #include "moreau/solver/admm.hpp"
 #include "moreau/solver/apgd.hpp"
 #include "moreau/solver/merit.hpp"

@@ -20,6 +20,7 @@
 #include "moreau/io/scene.hpp"
 #include "moreau/model/shape.hpp"
 #include "moreau/model/world.hpp"
+#include "moreau/registry/solver_registry.hpp"
 
 namespace bdata = boost::unit_test::data;
 using namespace moreau;

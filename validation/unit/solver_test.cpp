@@ -2,6 +2,7 @@
 // GCC 12 reports a false -Wrestrict in std::string, inlined into the names Boost.Test builds
 // for data-driven test cases (a known GCC 12 false positive); no code of this file is involved.
 #pragma GCC diagnostic ignored "-Wrestrict"
+#include "moreau/registry/solver_registry.hpp"
 #include "moreau/solver/solver.hpp"
 
 #include <Eigen/Eigenvalues>

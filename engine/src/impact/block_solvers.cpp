@@ -4,15 +4,13 @@
 
 #include <Eigen/Cholesky>
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <numeric>
-#include <random>
+#include <ranges>
 #include <sstream>
 #include <utility>
 #include <vector>
 
-#include "../solver/iteration_monitor.hpp"
+#include "../solver/gauss_seidel.hpp"
 #include "moreau/core/error.hpp"
 #include "moreau/impact/single_contact.hpp"
 #include "moreau/solver/merit.hpp"
@@ -85,56 +83,38 @@ struct Blocks {
   double residual(double sum_of_terms) const { return std::sqrt(sum_of_terms) / q_norm; }
 };
 
-// Stopping logic shared by the three solvers, on the fixed-point residual.
-class Monitor {
- public:
-  Monitor(const std::string& solver, const SolverOptions& options, int threads)
-      : options_(options), start_(std::chrono::steady_clock::now()) {
-    stats_.solver = solver;
-    stats_.threads = threads;
-    stats_.tolerance = options.tolerance;
-  }
-  bool due(int iteration) const {
-    return iteration % options_.check_every == 0 || iteration == options_.max_iterations;
-  }
-  // Records the residual of the iterate after `iteration` iterations; true when it must stop.
-  bool check(int iteration, double residual) {
-    last_ = residual;
-    if (options_.record_history) stats_.merit_history.push_back(residual);
-    if (iteration == 0) initial_ = residual;
-    if (!std::isfinite(residual) ||
-        (iteration > 0 && residual > options_.divergence_factor * initial_)) {
-      stats_.termination = Termination::diverged;
-      return true;
-    }
-    if (residual <= options_.tolerance) {
-      stats_.termination = Termination::converged;
-      return true;
-    }
-    return false;
-  }
-  // `r` the returned impulses: SolverStats::merit is the suite's merit of r (one Delassus
-  // product), the residual goes to the criterion fields.
-  SolverStats finish(int iterations, const ConeProblem& problem, const VecX& r) {
-    if (stats_.termination == Termination::not_run) {
-      stats_.termination = Termination::iteration_limit;
-    }
-    stats_.converged = stats_.termination == Termination::converged;
-    stats_.iterations = iterations;
-    stats_.criterion = "max_dissipation_residual";
-    stats_.criterion_value = last_;
-    stats_.merit = merit(problem, r);
-    stats_.wall_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    return stats_;
-  }
+// The iteration monitor of the three solvers: their criterion is the fixed-point residual (whose
+// solutions do not zero the Coulomb merit); SolverStats::merit is the suite's merit of the
+// returned r (one Delassus product, at the end).
+detail::IterationMonitor residual_monitor(const std::string& solver, const ConeProblem& problem,
+                                          const SolverOptions& options, int threads) {
+  detail::IterationMonitor monitor(solver, problem, options, threads);
+  monitor.set_criterion("max_dissipation_residual", options.tolerance);
+  return monitor;
+}
 
- private:
-  const SolverOptions& options_;
-  SolverStats stats_;
-  double initial_ = 0.0;
-  double last_ = 0.0;
-  std::chrono::steady_clock::time_point start_;
+SolverStats finish(detail::IterationMonitor& monitor, int iterations, const ConeProblem& problem,
+                   const VecX& r) {
+  monitor.report_merit(merit(problem, r));
+  return monitor.finish(iterations);
+}
+
+// The local law of md_gs and md_blend: the analytic single-contact solution x*_i, relaxed
+// towards the current impulse by omega in md_gs; md_blend takes x*_i inside its ranges and
+// blends across them.
+struct MaxDissipationLaw {
+  const ConeProblem& problem;
+  const Blocks& blocks;
+  bool relaxed;
+  double omega;
+  bool active(int i) const { return blocks.active[i]; }
+  detail::LocalUpdate solve(int i, const detail::ContactSweep& sweep) const {
+    const Vec3 r_i = sweep.impulse(i);
+    const Vec3 x = blocks.solve(problem, i, r_i, sweep.velocity(i));
+    if (!relaxed) return {x, x - r_i};
+    const Vec3 step = omega * (x - r_i);
+    return {r_i + step, step};
+  }
 };
 
 // Residual of r from u = W r + q, the local solves in parallel for large problems.
@@ -169,46 +149,23 @@ MaxDissipationGaussSeidel::MaxDissipationGaussSeidel(SolverOptions options)
 SolverStats MaxDissipationGaussSeidel::solve(const ConeProblem& problem, VecX& r) const {
   constexpr int kThreads = 1;
   if (auto empty = detail::begin_solve(name(), problem, options_, kThreads, r)) return *empty;
-  Monitor monitor(name(), options_, kThreads);
-  const DelassusOperator& delassus = *problem.delassus;
+  detail::IterationMonitor monitor = residual_monitor(name(), problem, options_, kThreads);
   const Blocks blocks(problem);
   const int contacts = problem.contact_count();
-  const int rows = blocks.rows;
-  const double omega = options_.relaxation;
-  const std::vector<int> order = visiting_order(options_, contacts);
-
-  auto velocity = [&](int i, const VecX& work) {
-    Vec3 u_i = delassus.local_velocity(i, work);
-    u_i.head(rows) += problem.q.segment(i * rows, rows);
-    u_i.tail(3 - rows).setZero();
-    return u_i;
-  };
-  VecX work;
-  delassus.begin_sweep(r, work);
-  auto measure = [&](int iteration) {
-    double sum = 0.0;
-    for (int i = 0; i < contacts; ++i) {
-      if (!blocks.active[i]) continue;
-      const Vec3 r_i = blocks.impulse(r, i);
-      sum += blocks.residual_term(i, r_i, blocks.solve(problem, i, r_i, velocity(i, work)));
-    }
-    return monitor.check(iteration, blocks.residual(sum));
-  };
-
-  int iteration = 0;
-  bool stop = measure(0);
-  while (!stop && iteration < options_.max_iterations) {
-    ++iteration;
-    for (const int i : order) {
-      if (!blocks.active[i]) continue;
-      const Vec3 r_i = blocks.impulse(r, i);
-      const Vec3 step = omega * (blocks.solve(problem, i, r_i, velocity(i, work)) - r_i);
-      delassus.update_sweep(i, step, work);
-      r.segment(i * rows, rows) += step.head(rows);
-    }
-    if (monitor.due(iteration)) stop = measure(iteration);
-  }
-  return monitor.finish(iteration, problem, r);
+  MaxDissipationLaw law{problem, blocks, true, options_.relaxation};
+  detail::ContactSweep sweep(problem, r);
+  const int iterations = detail::gauss_seidel(
+      sweep, visiting_order(options_, contacts), options_, monitor, law, [&](int iteration) {
+        double sum = 0.0;
+        for (int i = 0; i < contacts; ++i) {
+          if (!blocks.active[i]) continue;
+          const Vec3 r_i = sweep.impulse(i);
+          sum += blocks.residual_term(i, r_i, blocks.solve(problem, i, r_i, sweep.velocity(i)));
+        }
+        const double residual = blocks.residual(sum);
+        return monitor.check(iteration, residual, residual);
+      });
+  return finish(monitor, iterations, problem, r);
 }
 
 MaxDissipationJacobi::MaxDissipationJacobi(SolverOptions options)
@@ -219,7 +176,7 @@ MaxDissipationJacobi::MaxDissipationJacobi(SolverOptions options)
 SolverStats MaxDissipationJacobi::solve(const ConeProblem& problem, VecX& r) const {
   const int threads = omp_get_max_threads();
   if (auto empty = detail::begin_solve(name(), problem, options_, threads, r)) return *empty;
-  Monitor monitor(name(), options_, threads);
+  detail::IterationMonitor monitor = residual_monitor(name(), problem, options_, threads);
   const DelassusOperator& delassus = *problem.delassus;
   const Blocks blocks(problem);
   const int contacts = problem.contact_count();
@@ -245,13 +202,14 @@ SolverStats MaxDissipationJacobi::solve(const ConeProblem& problem, VecX& r) con
       sum += blocks.residual_term(i, r_i, x);
       target.segment(i * rows, rows) = x.head(rows);
     }
-    if (monitor.check(iteration, blocks.residual(sum)) || iteration == options_.max_iterations) {
+    const double residual = blocks.residual(sum);
+    if (monitor.check(iteration, residual, residual) || iteration == options_.max_iterations) {
       break;
     }
     r += omega * (target - r);
     ++iteration;
   }
-  return monitor.finish(iteration, problem, r);
+  return finish(monitor, iteration, problem, r);
 }
 
 MaxDissipationBlend::MaxDissipationBlend(SolverOptions options, int partitions)
@@ -265,49 +223,40 @@ MaxDissipationBlend::MaxDissipationBlend(SolverOptions options, int partitions)
 SolverStats MaxDissipationBlend::solve(const ConeProblem& problem, VecX& r) const {
   const int threads = omp_get_max_threads();
   if (auto empty = detail::begin_solve(name(), problem, options_, threads, r)) return *empty;
-  Monitor monitor(name(), options_, threads);
+  detail::IterationMonitor monitor = residual_monitor(name(), problem, options_, threads);
   const DelassusOperator& delassus = *problem.delassus;
   const Blocks blocks(problem);
   const int contacts = problem.contact_count();
-  const int rows = blocks.rows;
-  const double omega = options_.relaxation;
   const int ranges = std::min(partitions_, contacts);
 
   VecX u(problem.size());
   auto measure = [&](int iteration) {
     delassus.apply(r, u);
     u += problem.q;
-    return monitor.check(iteration, residual_from_velocity(problem, blocks, r, u));
+    const double residual = residual_from_velocity(problem, blocks, r, u);
+    return monitor.check(iteration, residual, residual);
   };
-  std::vector<VecX> work(ranges);
+  // Gauss-Seidel inside each range from the common r, each range's result in `target` (the
+  // sweeps write disjoint ranges of it), then weighted Jacobi across the ranges.
   VecX target = r;
+  std::vector<detail::ContactSweep> sweeps(ranges, detail::ContactSweep(problem, target));
+  MaxDissipationLaw law{problem, blocks, false, 1.0};
   int iteration = 0;
   bool stop = measure(0);
   while (!stop && iteration < options_.max_iterations) {
     ++iteration;
-    // Gauss-Seidel inside each range, from the common r; `target` holds each range's result.
 #pragma omp parallel for schedule(static, 1)
     for (int p = 0; p < ranges; ++p) {
       const int begin = static_cast<int>(static_cast<long>(contacts) * p / ranges);
       const int end = static_cast<int>(static_cast<long>(contacts) * (p + 1) / ranges);
-      delassus.begin_sweep(r, work[p]);
-      for (int i = begin; i < end; ++i) {
-        if (!blocks.active[i]) continue;
-        const Vec3 x_i = blocks.impulse(target, i);
-        Vec3 u_i = delassus.local_velocity(i, work[p]);
-        u_i.head(rows) += problem.q.segment(i * rows, rows);
-        u_i.tail(3 - rows).setZero();
-        const Vec3 x = blocks.solve(problem, i, x_i, u_i);
-        delassus.update_sweep(i, x - x_i, work[p]);
-        target.segment(i * rows, rows) = x.head(rows);
-      }
+      sweeps[p].restart(r);
+      detail::sweep_contacts(sweeps[p], std::views::iota(begin, end), law);
     }
-    // Weighted Jacobi across the ranges.
-    r += omega * (target - r);
+    r += options_.relaxation * (target - r);
     target = r;
     if (monitor.due(iteration)) stop = measure(iteration);
   }
-  return monitor.finish(iteration, problem, r);
+  return finish(monitor, iteration, problem, r);
 }
 
 }  // namespace moreau

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "moreau/core/error.hpp"
+#include "moreau/registry/solver_registry.hpp"
 
 namespace moreau {
 namespace {

@@ -1,12 +1,11 @@
 #include "moreau/nlgs/nlgs_solver.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <sstream>
 #include <utility>
 
-#include "../solver/iteration_monitor.hpp"
+#include "../solver/gauss_seidel.hpp"
 #include "moreau/core/error.hpp"
 #include "moreau/solver/merit.hpp"
 
@@ -84,6 +83,69 @@ SolverStats NlgsSolver::solve(const ConeProblem& problem, VecX& r) const {
   return solve_with_terms(problem, r).common;
 }
 
+namespace {
+
+// The NLGS local law (Dumont eq. 24 with the other contacts frozen, u = W_cc r_c + b), solved by
+// one of the four local solvers, with rho_c = alpha / (W_cc)_nn. A contact whose normal row
+// moves nothing (W_nn = 0) cannot be acted on by its own impulse: it is skipped and keeps its
+// initial r.
+struct NlgsLaw {
+  const LocalSolver& local;
+  LocalOptions options;
+  int rows;
+  std::vector<Mat3> block;
+  std::vector<double> rho;
+  std::vector<double> mu;
+  // The local velocity unknowns of the Newton methods.
+  std::vector<Vec3> velocity;
+  long sweep_newton_iterations = 0;
+  long newton_iterations = 0;
+  long newton_unconverged = 0;
+
+  bool active(int c) const { return rho[c] != 0.0; }
+  void begin_sweep() { sweep_newton_iterations = 0; }
+  detail::LocalUpdate solve(int c, const detail::ContactSweep& sweep) {
+    const Vec3 r_c = sweep.impulse(c);
+    const LocalProblem problem{block[c], sweep.velocity(c) - block[c] * r_c, mu[c], rho[c], rows};
+    const LocalResult result = local.solve(problem, r_c, options);
+    sweep_newton_iterations += result.newton_iterations;
+    newton_iterations += result.newton_iterations;
+    if (!result.newton_converged) ++newton_unconverged;
+    velocity[c] = result.v;
+    // eq. 23: the motion sees the new impulse before the next contact is visited.
+    return {result.r, result.r - r_c};
+  }
+};
+
+// Dumont's eps_glob terms (eq. 37: the mean over contacts) and the suite's merit of the
+// current iterate.
+NlgsIterate measure_iterate(const ConeProblem& problem, const detail::ContactSweep& sweep,
+                            const NlgsLaw& law, bool velocity_unknown, double force_scale,
+                            const MeritScaling& scaling, const VecX& r, VecX& u) {
+  const int contacts = problem.contact_count();
+  const int rows = problem.rows();
+  NlgsIterate it;
+  u.resize(problem.size());
+  for (int c = 0; c < contacts; ++c) {
+    const Vec3 u_c = sweep.velocity(c);
+    u.segment(c * rows, rows) = u_c.head(rows);
+    const Vec3& v_c = velocity_unknown ? law.velocity[c] : u_c;
+    const GlobalErrorTerms terms =
+        contact_error_terms(force_scale * sweep.impulse(c), v_c, u_c, law.mu[c], rows);
+    it.terms += terms;
+    it.max_penetration = std::max(it.max_penetration, terms.penetration);
+  }
+  it.terms.motion /= contacts;
+  it.terms.projection /= contacts;
+  it.terms.bipotential /= contacts;
+  it.terms.penetration /= contacts;
+  it.epsilon_glob = it.terms.total();
+  it.merit = merit(problem, scaling, r, u);
+  return it;
+}
+
+}  // namespace
+
 NlgsStats NlgsSolver::solve_with_terms(const ConeProblem& problem, VecX& r) const {
   constexpr int kThreads = 1;
   NlgsStats stats;
@@ -94,128 +156,51 @@ NlgsStats NlgsSolver::solve_with_terms(const ConeProblem& problem, VecX& r) cons
     stats.common = *empty;
     return stats;
   }
-  const auto start = std::chrono::steady_clock::now();
-  const DelassusOperator& delassus = *problem.delassus;
+  detail::IterationMonitor monitor(name(), problem, options_, kThreads);
+  if (nlgs_.stopping == NlgsStopping::epsilon_glob) {
+    monitor.set_criterion("epsilon_glob", nlgs_.epsilon_glob_tolerance);
+  }
   const int contacts = problem.contact_count();
   const int rows = problem.rows();
   const double force_scale = nlgs_.time_step > 0.0 ? 1.0 / nlgs_.time_step : 1.0;
-  const LocalOptions local_options{nlgs_.newton_tolerance, nlgs_.newton_max_iterations, force_scale,
-                                   nlgs_.newton_line_search};
-
-  // W_cc and rho_c = alpha / (W_cc)_nn per contact. A contact whose normal row moves nothing
-  // (W_nn = 0) cannot be acted on by its own impulse: it is skipped and keeps its initial r.
-  std::vector<Mat3> block(contacts);
-  std::vector<double> rho(contacts, 0.0);
-  std::vector<double> mu(contacts, 0.0);
+  NlgsLaw law{
+      *local_,
+      {nlgs_.newton_tolerance, nlgs_.newton_max_iterations, force_scale, nlgs_.newton_line_search},
+      rows,
+      std::vector<Mat3>(contacts),
+      std::vector<double>(contacts, 0.0),
+      std::vector<double>(contacts, 0.0),
+      std::vector<Vec3>(contacts)};
   for (int c = 0; c < contacts; ++c) {
-    block[c] = delassus.diagonal_block(c);
-    if (block[c](0, 0) > 0.0) rho[c] = stats.rho_factor / block[c](0, 0);
-    if (rows > 1) mu[c] = problem.mu[c];
+    law.block[c] = problem.delassus->diagonal_block(c);
+    if (law.block[c](0, 0) > 0.0) law.rho[c] = stats.rho_factor / law.block[c](0, 0);
+    if (rows > 1) law.mu[c] = problem.mu[c];
   }
-  const MeritScaling scaling = merit_scaling(problem);
-  VecX work;
-  delassus.begin_sweep(r, work);
-  const auto motion_velocity = [&](int c) {
-    Vec3 q_c = Vec3::Zero();
-    q_c.head(rows) = problem.q.segment(c * rows, rows);
-    return Vec3(delassus.local_velocity(c, work) + q_c);
-  };
-  const auto impulse = [&](int c) {
-    Vec3 r_c = Vec3::Zero();
-    r_c.head(rows) = r.segment(c * rows, rows);
-    return r_c;
-  };
-  // The local velocity unknowns of the Newton methods start at the motion's velocity (chi_0 of
-  // eq. 27 with u~^{c,0} from eq. 19).
-  std::vector<Vec3> velocity(contacts);
-  for (int c = 0; c < contacts; ++c) velocity[c] = motion_velocity(c);
+  detail::ContactSweep sweep(problem, r);
+  // The local velocity unknowns start at the motion's velocity (chi_0 of eq. 27 with u~^{c,0}
+  // from eq. 19).
+  for (int c = 0; c < contacts; ++c) law.velocity[c] = sweep.velocity(c);
 
-  VecX u(problem.size());
-  const auto measure = [&](int iteration, long newton_iterations) {
-    NlgsIterate it;
-    it.iteration = iteration;
-    it.newton_iterations = newton_iterations;
-    for (int c = 0; c < contacts; ++c) {
-      const Vec3 u_c = motion_velocity(c);
-      u.segment(c * rows, rows) = u_c.head(rows);
-      const Vec3& v_c = local_->velocity_is_unknown() ? velocity[c] : u_c;
-      const GlobalErrorTerms terms =
-          contact_error_terms(force_scale * impulse(c), v_c, u_c, mu[c], rows);
-      it.terms += terms;
-      it.max_penetration = std::max(it.max_penetration, terms.penetration);
-    }
-    // eq. 37: the mean over contacts.
-    it.terms.motion /= contacts;
-    it.terms.projection /= contacts;
-    it.terms.bipotential /= contacts;
-    it.terms.penetration /= contacts;
-    it.epsilon_glob = it.terms.total();
-    it.merit = merit(problem, scaling, r, u);
-    return it;
-  };
-
-  double initial_merit = 0.0;
+  VecX u;
   NlgsIterate last;
-  const auto stop_after = [&](const NlgsIterate& it) {
-    last = it;
-    if (options_.record_history) {
-      stats.history.push_back(it);
-      stats.common.merit_history.push_back(it.merit);
-    }
-    if (it.iteration == 0) initial_merit = it.merit;
-    if (!std::isfinite(it.merit) || !std::isfinite(it.epsilon_glob) ||
-        (it.iteration > 0 && it.merit > options_.divergence_factor * initial_merit)) {
-      stats.common.termination = Termination::diverged;
-      return true;
-    }
-    const bool reached = nlgs_.stopping == NlgsStopping::merit
-                             ? it.merit <= options_.tolerance
-                             : it.epsilon_glob <= nlgs_.epsilon_glob_tolerance;
-    if (reached) stats.common.termination = Termination::converged;
-    return reached;
-  };
+  const int iterations = detail::gauss_seidel(
+      sweep, visiting_order(options_, contacts), options_, monitor, law, [&](int iteration) {
+        last = measure_iterate(problem, sweep, law, local_->velocity_is_unknown(), force_scale,
+                               monitor.scaling(), r, u);
+        last.iteration = iteration;
+        last.newton_iterations = law.sweep_newton_iterations;
+        if (options_.record_history) stats.history.push_back(last);
+        const bool merit_stop = nlgs_.stopping == NlgsStopping::merit;
+        return monitor.check(iteration, last.merit, merit_stop ? last.merit : last.epsilon_glob,
+                             std::isfinite(last.epsilon_glob));
+      });
 
-  int iteration = 0;
-  bool stop = stop_after(measure(0, 0));
-  while (!stop && iteration < options_.max_iterations) {
-    ++iteration;
-    long newton_iterations = 0;
-    for (int c = 0; c < contacts; ++c) {
-      if (rho[c] == 0.0) continue;
-      const Vec3 r_c = impulse(c);
-      // eq. 24 with the other contacts frozen: u = W_cc r_c + b.
-      const LocalProblem local{block[c], motion_velocity(c) - block[c] * r_c, mu[c], rho[c], rows};
-      const LocalResult result = local_->solve(local, r_c, local_options);
-      newton_iterations += result.newton_iterations;
-      if (!result.newton_converged) ++stats.newton_unconverged;
-      // eq. 23: the motion sees the new impulse before the next contact is visited.
-      delassus.update_sweep(c, result.r - r_c, work);
-      r.segment(c * rows, rows) = result.r.head(rows);
-      velocity[c] = result.v;
-    }
-    stats.newton_iterations += newton_iterations;
-    const bool due = iteration % options_.check_every == 0 || iteration == options_.max_iterations;
-    if (due) stop = stop_after(measure(iteration, newton_iterations));
-  }
-
-  if (stats.common.termination == Termination::not_run) {
-    stats.common.termination = Termination::iteration_limit;
-  }
-  stats.common.solver = name();
-  stats.common.converged = stats.common.termination == Termination::converged;
-  stats.common.iterations = iteration;
-  stats.common.merit = last.merit;
-  stats.common.criterion = nlgs_.stopping == NlgsStopping::merit ? "merit" : "epsilon_glob";
-  stats.common.criterion_value =
-      nlgs_.stopping == NlgsStopping::merit ? last.merit : last.epsilon_glob;
-  stats.common.threads = kThreads;
-  stats.common.tolerance =
-      nlgs_.stopping == NlgsStopping::merit ? options_.tolerance : nlgs_.epsilon_glob_tolerance;
+  stats.common = monitor.finish(iterations);
+  stats.newton_iterations = law.newton_iterations;
+  stats.newton_unconverged = law.newton_unconverged;
   stats.epsilon_glob = last.epsilon_glob;
   stats.terms = last.terms;
   stats.max_penetration = last.max_penetration;
-  stats.common.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return stats;
 }
 

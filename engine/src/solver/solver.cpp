@@ -9,14 +9,6 @@
 
 #include "iteration_monitor.hpp"
 #include "moreau/core/error.hpp"
-#include "moreau/impact/block_solvers.hpp"
-#include "moreau/nlgs/nlgs_solver.hpp"
-#include "moreau/solver/admm.hpp"
-#include "moreau/solver/apgd.hpp"
-#include "moreau/solver/interior_point_solver.hpp"
-#include "moreau/solver/projected_gauss_jacobi.hpp"
-#include "moreau/solver/projected_gauss_seidel.hpp"
-#include "moreau/solver/semismooth_newton.hpp"
 
 namespace moreau {
 
@@ -106,46 +98,6 @@ std::vector<int> visiting_order(const SolverOptions& options, int contacts) {
   return order;
 }
 
-std::vector<std::string> solver_names() {
-  std::vector<std::string> names{"pgs", "pgj", "apgd", "md_gs", "md_jacobi", "md_blend"};
-  for (const std::string& nlgs : nlgs_solver_names()) names.push_back(nlgs);
-  names.push_back("newton");
-  names.push_back("admm");
-  names.insert(names.end(), {"ipm", "ipm-direct"});
-  return names;
-}
-
-std::unique_ptr<ContactSolver> make_solver(const std::string& name, const SolverOptions& options) {
-  if (name == "pgs") return std::make_unique<ProjectedGaussSeidel>(options);
-  if (name == "pgj") return std::make_unique<ProjectedGaussJacobi>(options);
-  if (name == "apgd") return std::make_unique<Apgd>(options);
-  // Maximum-dissipation impact model (Preclik et al.): block solvers over the analytic
-  // single-contact solver; they take the cone problem's W, q and mu and ignore its friction model.
-  if (name == "md_gs") return std::make_unique<MaxDissipationGaussSeidel>(options);
-  if (name == "md_jacobi") return std::make_unique<MaxDissipationJacobi>(options);
-  if (name == "md_blend") return std::make_unique<MaxDissipationBlend>(options);
-  // NLGS with the local solvers of Dumont (nlgs-sbp, nlgs-ebp, nlgs-sal, nlgs-eal).
-  if (auto nlgs = make_nlgs_solver(name, options)) return nlgs;
-  // Semismooth Newton on Alart-Curnier (semismooth_newton.hpp): SolverOptions' tolerance,
-  // limit, warm start, history and divergence factor; its own options keep their defaults.
-  if (name == "newton") {
-    return std::make_unique<SemismoothNewton>(semismooth_newton_options(options));
-  }
-  // ADMM with residual balancing and the De Saxce fixed point (admm.hpp), same mapping.
-  if (name == "admm") return std::make_unique<Admm>(admm_options(options));
-  // Interior point method of Kleinert et al. (matrix-free CG / CHOLMOD back-end).
-  if (name == "ipm" || name == "ipm-direct") {
-    InteriorPointSolverOptions ipm;
-    if (name == "ipm-direct") ipm.backend = conic::LinearBackend::cholmod;
-    return std::make_unique<InteriorPointSolver>(options, ipm);
-  }
-  std::string known;
-  for (const std::string& candidate : solver_names()) {
-    known += (known.empty() ? "" : ", ") + candidate;
-  }
-  throw InputError("unknown solver '" + name + "'; known solvers: " + known);
-}
-
 namespace detail {
 
 void validate_options(const SolverOptions& options) {
@@ -188,20 +140,36 @@ IterationMonitor::IterationMonitor(std::string solver, const ConeProblem& proble
   stats_.tolerance = options.tolerance;
 }
 
+void IterationMonitor::set_criterion(std::string criterion, double tolerance) {
+  stats_.criterion = std::move(criterion);
+  stats_.tolerance = tolerance;
+}
+
 bool IterationMonitor::check(int iteration, const VecX& r, const VecX& u) {
-  last_merit_ = merit(problem_, scaling_, r, u);
-  if (options_.record_history) stats_.merit_history.push_back(last_merit_);
-  if (iteration == 0) initial_merit_ = last_merit_;
-  if (!std::isfinite(last_merit_) ||
-      (iteration > 0 && last_merit_ > options_.divergence_factor * initial_merit_)) {
+  const double value = merit(problem_, scaling_, r, u);
+  return check(iteration, value, value);
+}
+
+bool IterationMonitor::check(int iteration, double watched, double criterion, bool finite) {
+  last_merit_ = watched;
+  last_criterion_ = criterion;
+  if (options_.record_history) stats_.merit_history.push_back(watched);
+  if (iteration == 0) initial_merit_ = watched;
+  if (!finite || !std::isfinite(watched) || !std::isfinite(criterion) ||
+      (iteration > 0 && watched > options_.divergence_factor * initial_merit_)) {
     stats_.termination = Termination::diverged;
     return true;
   }
-  if (last_merit_ <= options_.tolerance) {
+  if (criterion <= stats_.tolerance) {
     stats_.termination = Termination::converged;
     return true;
   }
   return false;
+}
+
+void IterationMonitor::report_merit(double merit) {
+  last_merit_ = merit;
+  if (stats_.criterion == "merit") last_criterion_ = merit;
 }
 
 SolverStats IterationMonitor::finish(int iterations) {
@@ -209,7 +177,7 @@ SolverStats IterationMonitor::finish(int iterations) {
   stats_.converged = stats_.termination == Termination::converged;
   stats_.iterations = iterations;
   stats_.merit = last_merit_;
-  stats_.criterion_value = last_merit_;
+  stats_.criterion_value = last_criterion_;
   stats_.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   return stats_;

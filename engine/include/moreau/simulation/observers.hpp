@@ -1,5 +1,6 @@
 #pragma once
-// The observers of a Simulation that `moreau run` uses, for any program that runs one.
+// The observers of a Simulation that `moreau run` uses, for any program that runs one (the CSV
+// and VTK output: moreau/io/output_writer.hpp).
 #include <filesystem>
 #include <functional>
 #include <iosfwd>
@@ -7,8 +8,6 @@
 #include <optional>
 #include <string>
 
-#include "moreau/io/csv_writer.hpp"
-#include "moreau/io/vtk_writer.hpp"
 #include "moreau/simulation/simulation.hpp"
 
 namespace moreau {
@@ -65,31 +64,6 @@ class FailurePolicy final : public StepObserver {
   std::ostream& warnings_;
   long max_warnings_;
   long failures_ = 0;
-};
-
-// CSV (bodies.csv, contacts.csv) and VTK output every `every` steps, the initial state, the
-// last step, and the step that a "stop" failure policy ends the run at.
-struct OutputSchedule {
-  long every = 1;
-  bool csv = true;
-  bool vtk = false;
-  bool compatible_column = false;    // contacts.csv gets f_n_compatible
-  bool write_stopping_step = false;  // the failure policy is "stop"
-};
-class OutputWriter final : public StepObserver {
- public:
-  OutputWriter(const std::filesystem::path& directory, Dimension dimension,
-               OutputSchedule schedule);
-  void on_start(const Stepper& stepper, long total_steps) override;
-  bool wants_contacts(long step) const override;
-  void on_step(const Stepper& stepper, const StepReport& report) override;
-  void on_finish(const Stepper&, const RunOutcome&) override;
-
- private:
-  OutputSchedule schedule_;
-  long total_steps_ = 0;
-  std::optional<CsvWriter> csv_;
-  std::optional<VtkWriter> vtk_;
 };
 
 // A progress line on `out` at most every `interval` seconds: step, share, time, contacts,

@@ -11,10 +11,10 @@
 namespace moreau {
 
 enum class Termination {
-  converged,           // merit <= tolerance
-  iteration_limit,     // max_iterations reached first
-  diverged,            // a non-finite value or a merit growing past divergence_factor
-  not_run,             // empty problem
+  converged,        // merit <= tolerance
+  iteration_limit,  // max_iterations reached first
+  diverged,         // a non-finite value or a merit growing past divergence_factor
+  not_run,          // empty problem
 };
 std::string to_string(Termination termination);
 
@@ -22,21 +22,21 @@ std::string to_string(Termination termination);
 enum class ContactOrder { natural, reverse, random, custom };
 
 struct SolverOptions {
-  double tolerance = 1e-8;        // on the merit of merit.hpp (dimensionless)
-  int max_iterations = 10000;     // sweeps (PGS), iterations (PGJ, APGD)
-  bool warm_start = true;         // start from the given r, else from 0
-  bool record_history = true;     // merit after each iteration in SolverStats::merit_history
-  int check_every = 1;            // merit evaluated every k iterations (it costs one product)
-  double divergence_factor = 1e8; // merit > factor * initial merit => diverged
+  double tolerance = 1e-8;         // on the merit of merit.hpp (dimensionless)
+  int max_iterations = 10000;      // sweeps (PGS), iterations (PGJ, APGD)
+  bool warm_start = true;          // start from the given r, else from 0
+  bool record_history = true;      // merit after each iteration in SolverStats::merit_history
+  int check_every = 1;             // merit evaluated every k iterations (it costs one product)
+  double divergence_factor = 1e8;  // merit > factor * initial merit => diverged
   // Projected methods: relaxation omega (PGS, PGJ) in (0, 2); PGJ needs omega small enough
   // for its Jacobi splitting, 0.3 is the usual choice (Tasora, Anitescu).
   double relaxation = 1.0;
   ContactOrder order = ContactOrder::natural;  // PGS
-  std::vector<int> custom_order;              // PGS with order == custom: a permutation
-  unsigned seed = 1;                          // PGS with order == random (shuffled once)
+  std::vector<int> custom_order;               // PGS with order == custom: a permutation
+  unsigned seed = 1;                           // PGS with order == random (shuffled once)
   // APGD (Mazhar et al. 2015, Alg. 1): adaptive restart and step-size backtracking.
   bool adaptive_restart = true;
-  double initial_lipschitz = 0.0;  // 0 = estimate from a power iteration
+  double initial_lipschitz = 0.0;          // 0 = estimate from a power iteration
   void validate(int contact_count) const;  // throws InputError naming the field
 };
 
@@ -81,13 +81,10 @@ class ContactSolver {
   SolverOptions options_;
 };
 
-// Names: "pgs", "pgj", "apgd", "md_gs", "md_jacobi", "md_blend", "nlgs-sbp", "nlgs-ebp", "nlgs-sal",
-// "nlgs-eal", "ipm", "ipm-direct". Throws InputError for an unknown name, listing the known ones.
 // Contact visiting order of Gauss-Seidel solvers for SolverOptions::order (random: std::mt19937
 // seeded with SolverOptions::seed, shuffled once).
 std::vector<int> visiting_order(const SolverOptions& options, int contacts);
 
-std::unique_ptr<ContactSolver> make_solver(const std::string& name, const SolverOptions& options);
-std::vector<std::string> solver_names();
+// The solvers by name: moreau/registry/solver_registry.hpp (a layer above the solvers).
 
 }  // namespace moreau
