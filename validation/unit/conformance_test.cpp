@@ -4,10 +4,14 @@
 // and the maximum-dissipation model of Preclik et al. both give mu times the normal impulse
 // against the slip. A solver added to the registry runs here without further code.
 #define BOOST_TEST_MODULE conformance
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <string>
+#include <vector>
 
+#include "moreau/core/error.hpp"
+#include "moreau/io/scene.hpp"
 #include "moreau/model/shape.hpp"
 #include "moreau/registry/solver_registry.hpp"
 #include "test_support.hpp"
@@ -84,6 +88,26 @@ BOOST_AUTO_TEST_CASE(every_registered_solver_solves_the_shared_problems) {
       sliding_ball_gets_mu_times_the_normal_impulse_against_the_slip(solver);
     }
   }
+}
+
+// The registry's table of the options each solver reads: every registered solver has one, its
+// keys are keys of the scene's solver section, and the common ones are in all of them.
+BOOST_AUTO_TEST_CASE(every_registered_solver_names_the_options_it_reads) {
+  std::vector<std::string> scene_keys;
+  for (const SceneSection& section : scene_option_keys())
+    if (section.path == "solver") scene_keys = section.keys;
+  BOOST_TEST_REQUIRE(!scene_keys.empty());
+  for (const std::string& solver : solver_names()) {
+    BOOST_TEST_CONTEXT("solver " << solver) {
+      const std::vector<std::string> keys = solver_option_keys(solver);
+      for (const char* common : {"tolerance", "max_iterations", "warm_start", "record_history"})
+        BOOST_TEST((std::find(keys.begin(), keys.end(), common) != keys.end()), common);
+      for (const std::string& key : keys)
+        BOOST_TEST((std::find(scene_keys.begin(), scene_keys.end(), key) != scene_keys.end()), key);
+    }
+  }
+  BOOST_CHECK_THROW(solver_option_keys("nlgs-xyz"), InputError);
+  BOOST_CHECK_THROW(solver_option_keys("no_such_solver"), InputError);
 }
 
 }  // namespace

@@ -922,6 +922,16 @@ BOOST_AUTO_TEST_CASE(keys_a_scheme_or_solver_does_not_read_are_errors) {
   expect_error(document, {"solver.relaxation: not read by solver \"apgd\"", "adaptive_restart"});
   document["solver"] = {{"name", "pgs"}, {"nlgs", {{"alpha", 0.5}}}};
   expect_error(document, {"solver.nlgs: not read by solver \"pgs\""});
+  // Keys every iterative solver shares are still errors where a solver does not read them.
+  document["solver"] = {{"name", "newton"}, {"check_every", 5}};
+  expect_error(document,
+               {"solver.check_every: not read by solver \"newton\"", "divergence_factor"});
+  document["solver"] = {{"name", "ipm"}, {"divergence_factor", 1e6}};
+  expect_error(document, {"solver.divergence_factor: not read by solver \"ipm\""});
+  document["solver"] = {{"name", "md_jacobi"}, {"check_every", 2}};
+  expect_error(document, {"solver.check_every: not read by solver \"md_jacobi\""});
+  document["solver"] = {{"name", "nlgs-sbp"}, {"relaxation", 1.2}};
+  expect_error(document, {"solver.relaxation: not read by solver \"nlgs-sbp\"", "nlgs"});
   document["solver"] = {{"name", "nlgs-eal"}, {"nlgs", {{"stopping", "never"}}}};
   expect_error(document, {"solver.nlgs.stopping: unknown value \"never\""});
   document["solver"] = {{"name", "nlgs-eal"},

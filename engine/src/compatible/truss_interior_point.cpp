@@ -3,15 +3,17 @@
 // KKT: grad phi(x) - A^T y - z = 0, A x = b, X Z e = 0, x, z >= 0. Each Newton step eliminates
 // dz and dx and solves the normal equations (A Theta A^T) dy = ..., Theta = (H + Z X^-1)^-1
 // with H the (diagonal) Hessian of phi, by a CHOLMOD factorization whose symbolic analysis
-// is reused across Newton steps and across solves on the same pattern. Mehrotra's predictor-corrector chooses the centring (Nocedal & Wright 2006,
-// Alg. 14.3 for the QP of Hookean contacts; for the Hertzian power law the objective is
-// convex and separable, and the same step with the Hessian updated at each iterate is their
-// Alg. 19.1 without the merit function, primal and dual step lengths then kept equal).
+// is reused across Newton steps and across solves on the same pattern. Mehrotra's
+// predictor-corrector chooses the centring (Nocedal & Wright 2006, Alg. 14.3 for the QP of Hookean
+// contacts; for the Hertzian power law the objective is convex and separable, and the same step
+// with the Hessian updated at each iterate is their Alg. 19.1 without the merit function, primal
+// and dual step lengths then kept equal).
 #include <Eigen/CholmodSupport>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "moreau/compatible/no_tension_truss.hpp"
@@ -91,17 +93,18 @@ NormalEquations& normal_equations_of_this_thread() {
   return *cache;
 }
 
-}  // namespace
+// The equilibrium rows that some contact reaches, scaled: rows without any contact carry no
+// unknown, their load must vanish (to the equilibrium tolerance), and they leave the system so
+// that the normal equations stay regular. Empty when such a row carries load.
+struct SupportedRows {
+  SparseMatrix a;
+  SparseMatrix a_transpose;
+  VecX b;
+};
 
-namespace detail {
-
-void solve_by_interior_point(const NoTensionTrussProblem& problem,
-                             const NoTensionTrussOptions& options, const ScaledTruss& scaled,
-                             VecX& f, NoTensionTrussStats& stats) {
-  const Eigen::Index n = problem.equilibrium.cols();
-  const double load_norm = problem.load.norm();
-  // Rows without any contact carry no unknown: their load must vanish (to the equilibrium
-  // tolerance), and they leave the system so that the normal equations stay regular.
+std::optional<SupportedRows> supported_rows(const NoTensionTrussProblem& problem,
+                                            const NoTensionTrussOptions& options,
+                                            const detail::ScaledTruss& scaled) {
   std::vector<Eigen::Index> rows;
   double unsupported = 0.0;
   for (Eigen::Index r = 0; r < scaled.a.rows(); ++r) {
@@ -110,27 +113,80 @@ void solve_by_interior_point(const NoTensionTrussProblem& problem,
     else
       unsupported += std::pow(problem.load(r), 2);
   }
-  if (std::sqrt(unsupported) > options.equilibrium_tolerance * load_norm) {
-    f.setZero(n);
-    stats.termination = "load on degrees of freedom that no contact reaches";
-    return;
+  if (std::sqrt(unsupported) > options.equilibrium_tolerance * problem.load.norm()) {
+    return std::nullopt;
   }
   const Eigen::Index m = static_cast<Eigen::Index>(rows.size());
   SparseMatrix selection(m, scaled.a.rows());
   for (Eigen::Index k = 0; k < m; ++k) selection.insert(k, rows[k]) = 1.0;
-  const SparseMatrix a = selection * scaled.a;
-  const SparseMatrix a_transpose = a.transpose();
-  const VecX b = selection * scaled.b;
+  SupportedRows system;
+  system.a = selection * scaled.a;
+  system.a_transpose = system.a.transpose();
+  system.b = selection * scaled.b;
+  return system;
+}
+
+// Factors the regularised normal equations A Theta A^T + shift I; false when they are not
+// positive definite.
+bool factor_normal_equations(const SupportedRows& system, const VecX& theta,
+                             NormalEquations& normal_equations, NoTensionTrussStats& stats) {
+  auto start = Clock::now();
+  SparseMatrix normal = system.a * theta.asDiagonal() * system.a_transpose;
+  const double shift = kNormalRegularization * normal.diagonal().maxCoeff();
+  for (Eigen::Index r = 0; r < normal.rows(); ++r) normal.coeffRef(r, r) += shift;
+  stats.normal_matrix_seconds += seconds_since(start);
+  start = Clock::now();
+  if (normal_equations.analyse(normal)) stats.analysis_seconds += seconds_since(start);
+  start = Clock::now();
+  normal_equations.cholesky.factorize(normal);
+  stats.factorization_seconds += seconds_since(start);
+  ++stats.factorizations;
+  return normal_equations.cholesky.info() == Eigen::Success;
+}
+
+// Start: the given forces (the classic CD ones are an equilibrium already) moved into the
+// interior, z from the dual equation with y = 0.
+void starting_point(const VecX& f, const detail::ScaledTruss& scaled, VecX& x, VecX& z) {
+  x = (f / scaled.force_scale).cwiseMax(0.0);
+  x.array() += 0.1 * std::max(x.mean(), 1.0);
+  z.resize(x.size());
+  for (Eigen::Index i = 0; i < x.size(); ++i) z(i) = std::max(scaled.gradient(i, x(i)), 1e-3);
+}
+
+// Below the optimality tolerance, the forces of contacts that carry nothing are the interior
+// point's residual x_i ~ mu / z_i: they are set to zero, as the projection of the augmented
+// Lagrangian's iterates does.
+void final_forces(const VecX& x, const NoTensionTrussOptions& options,
+                  const detail::ScaledTruss& scaled, VecX& f) {
+  f = scaled.force_scale * x;
+  for (Eigen::Index i = 0; i < x.size(); ++i)
+    if (x(i) <= options.optimality_tolerance) f(i) = 0.0;
+}
+
+}  // namespace
+
+namespace detail {
+
+void solve_by_interior_point(const NoTensionTrussProblem& problem,
+                             const NoTensionTrussOptions& options, const ScaledTruss& scaled,
+                             VecX& f, NoTensionTrussStats& stats) {
+  const Eigen::Index n = problem.equilibrium.cols();
+  const std::optional<SupportedRows> system = supported_rows(problem, options, scaled);
+  if (!system) {
+    f.setZero(n);
+    stats.termination = "load on degrees of freedom that no contact reaches";
+    return;
+  }
+  const SparseMatrix& a = system->a;
+  const SparseMatrix& a_transpose = system->a_transpose;
+  const VecX& b = system->b;
+  const Eigen::Index m = b.size();
   const double b_norm = b.norm();
   const bool quadratic = problem.law == ContactLaw::hookean;
 
-  // Start: the given forces (the classic CD ones are an equilibrium already) moved into the
-  // interior, z from the dual equation with y = 0.
-  VecX x = (f / scaled.force_scale).cwiseMax(0.0);
-  x.array() += 0.1 * std::max(x.mean(), 1.0);
+  VecX x, z;
+  starting_point(f, scaled, x, z);
   VecX y = VecX::Zero(m);
-  VecX z(n);
-  for (Eigen::Index i = 0; i < n; ++i) z(i) = std::max(scaled.gradient(i, x(i)), 1e-3);
 
   NormalEquations& normal_equations = normal_equations_of_this_thread();
   VecX gradient(n), curvature(n), theta(n), dx, dy, dz;
@@ -155,18 +211,7 @@ void solve_by_interior_point(const NoTensionTrussProblem& problem,
     stats.outer_iterations = k;
     stats.inner_iterations = k;
     for (Eigen::Index i = 0; i < n; ++i) theta(i) = 1.0 / (curvature(i) + z(i) / x(i));
-    auto start = Clock::now();
-    SparseMatrix normal = a * theta.asDiagonal() * a_transpose;
-    const double shift = kNormalRegularization * normal.diagonal().maxCoeff();
-    for (Eigen::Index r = 0; r < m; ++r) normal.coeffRef(r, r) += shift;
-    stats.normal_matrix_seconds += seconds_since(start);
-    start = Clock::now();
-    if (normal_equations.analyse(normal)) stats.analysis_seconds += seconds_since(start);
-    start = Clock::now();
-    normal_equations.cholesky.factorize(normal);
-    stats.factorization_seconds += seconds_since(start);
-    ++stats.factorizations;
-    if (normal_equations.cholesky.info() != Eigen::Success) {
+    if (!factor_normal_equations(*system, theta, normal_equations, stats)) {
       f = scaled.force_scale * x;
       stats.termination = "normal equations not positive definite";
       return;
@@ -204,12 +249,7 @@ void solve_by_interior_point(const NoTensionTrussProblem& problem,
       return;
     }
   }
-  f = scaled.force_scale * x;
-  // Below the optimality tolerance, the forces of contacts that carry nothing are the
-  // interior point's residual x_i ~ mu / z_i: they are set to zero, as the projection of the
-  // augmented Lagrangian's iterates does.
-  for (Eigen::Index i = 0; i < n; ++i)
-    if (x(i) <= options.optimality_tolerance) f(i) = 0.0;
+  final_forces(x, options, scaled, f);
   stats.penalty = 0.0;
   stats.termination = stats.converged ? "converged" : "iteration limit";
 }

@@ -117,9 +117,10 @@ struct MaxDissipationLaw {
   }
 };
 
-// Residual of r from u = W r + q, the local solves in parallel for large problems.
+// Residual of r from u = W r + q, the local solves in parallel for large problems; with
+// `targets`, the local solutions x*_i too (the Jacobi iteration's next targets).
 double residual_from_velocity(const ConeProblem& problem, const Blocks& blocks, const VecX& r,
-                              const VecX& u) {
+                              const VecX& u, VecX* targets = nullptr) {
   const int contacts = problem.contact_count();
   const int rows = blocks.rows;
   double sum = 0.0;
@@ -129,7 +130,9 @@ double residual_from_velocity(const ConeProblem& problem, const Blocks& blocks, 
     const Vec3 r_i = blocks.impulse(r, i);
     Vec3 u_i = Vec3::Zero();
     u_i.head(rows) = u.segment(i * rows, rows);
-    sum += blocks.residual_term(i, r_i, blocks.solve(problem, i, r_i, u_i));
+    const Vec3 x = blocks.solve(problem, i, r_i, u_i);
+    sum += blocks.residual_term(i, r_i, x);
+    if (targets) targets->segment(i * rows, rows) = x.head(rows);
   }
   return blocks.residual(sum);
 }
@@ -179,8 +182,6 @@ SolverStats MaxDissipationJacobi::solve(const ConeProblem& problem, VecX& r) con
   detail::IterationMonitor monitor = residual_monitor(name(), problem, options_, threads);
   const DelassusOperator& delassus = *problem.delassus;
   const Blocks blocks(problem);
-  const int contacts = problem.contact_count();
-  const int rows = blocks.rows;
   const double omega = options_.relaxation;
 
   // One pass gives both x*(r), the next iterate's target, and the residual of r, so the
@@ -191,18 +192,7 @@ SolverStats MaxDissipationJacobi::solve(const ConeProblem& problem, VecX& r) con
   while (true) {
     delassus.apply(r, u);
     u += problem.q;
-    double sum = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : sum) if (contacts > kParallelContacts)
-    for (int i = 0; i < contacts; ++i) {
-      if (!blocks.active[i]) continue;
-      const Vec3 r_i = blocks.impulse(r, i);
-      Vec3 u_i = Vec3::Zero();
-      u_i.head(rows) = u.segment(i * rows, rows);
-      const Vec3 x = blocks.solve(problem, i, r_i, u_i);
-      sum += blocks.residual_term(i, r_i, x);
-      target.segment(i * rows, rows) = x.head(rows);
-    }
-    const double residual = blocks.residual(sum);
+    const double residual = residual_from_velocity(problem, blocks, r, u, &target);
     if (monitor.check(iteration, residual, residual) || iteration == options_.max_iterations) {
       break;
     }

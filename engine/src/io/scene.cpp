@@ -956,25 +956,14 @@ void read_contact_order(const Node& node, SolverOptions& options) {
                                       : ContactOrder::random;
 }
 
-// The solver keys beyond those every solver reads (tolerance, max_iterations, warm_start,
-// check_every, record_history, divergence_factor), by solver name or "nlgs-" prefix; a key the
-// chosen solver does not read is an error naming it.
-std::vector<std::string> solver_specific_keys(const std::string& solver) {
-  if (solver == "pgs" || solver == "md_gs") return {"relaxation", "order", "seed"};
-  if (solver == "pgj" || solver == "md_jacobi" || solver == "md_blend") return {"relaxation"};
-  if (solver == "apgd") return {"adaptive_restart", "initial_lipschitz"};
-  if (solver.rfind("nlgs-", 0) == 0) return {"nlgs"};
-  return {};
-}
-
+// A key of the solver section that the chosen solver does not read (the registry's table of
+// what each one reads) is an error naming it: it would be silently ignored.
 void check_solver_keys(const Node& node, const std::string& solver) {
-  const std::vector<std::string> specific = solver_specific_keys(solver);
-  for (const char* key :
-       {"relaxation", "order", "seed", "adaptive_restart", "initial_lipschitz", "nlgs"}) {
-    if (auto x = node.find(key);
-        x && std::find(specific.begin(), specific.end(), key) == specific.end())
-      x->fail("not read by solver \"" + solver + "\"" +
-              (specific.empty() ? std::string() : "; its own keys are: " + join(specific)));
+  const std::vector<std::string> reads = solver_option_keys(solver);
+  for (const std::string& key : section_keys("solver")) {
+    if (key == "name" || key == "on_failure") continue;
+    if (auto x = node.find(key); x && std::find(reads.begin(), reads.end(), key) == reads.end())
+      x->fail("not read by solver \"" + solver + "\"; its keys are: " + join(reads));
   }
 }
 
