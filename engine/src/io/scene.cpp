@@ -1325,6 +1325,9 @@ Scene parse_scene(const nlohmann::json& document, const std::string& source_name
     scene.impulse_velocity.validate();
     scene.shake.validate();
   });
+  // The solver's own validator (what its constructor checks), so that `moreau check` reports
+  // what `moreau run` would refuse.
+  validate_in(source_name + ": solver", [&] { make_scene_solver(scene); });
   // A DEM scene's materials and time step are checked now, not when the run starts.
   if (scene.scheme == Scheme::dem) dem_run(scene);
   return scene;
