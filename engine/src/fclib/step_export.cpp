@@ -58,6 +58,25 @@ std::string number(double value) {
   return text;
 }
 
+// What the problem of a step is: its time interval, conventions and how the scene solved it.
+Info step_info(const StepProblem& step, const std::string& title) {
+  const World& world = *step.world;
+  Info info;
+  info.title = title + ", step " + std::to_string(step.step);
+  info.description =
+      "Moreau contact problem of step " + std::to_string(step.step) +
+      " (t = " + number(world.time) + " s to " + number(world.time + step.time_step) +
+      " s, dt = " + number(step.time_step) + " s), impulses r = dt f, frame (n, t1, t2), " +
+      "u_n > 0 separates; solution by " + step.solver_stats->solver + " (merit " +
+      number(step.solver_stats->merit) + ", " +
+      (step.solver_stats->converged ? "converged" : "not converged") + ")" +
+      (step.rows_per_contact == 1 ? "; frictionless step written with mu = 0" : "") +
+      (step.friction_model == FrictionModel::convex_relaxation
+           ? "; the scene solved the convex relaxation (Anitescu), not this Coulomb problem"
+           : "");
+  return info;
+}
+
 }  // namespace
 
 StepExport export_step(const StepProblem& step, const std::string& title) {
@@ -77,19 +96,7 @@ StepExport export_step(const StepProblem& step, const std::string& title) {
   }
   const VecX mu = step.rows_per_contact == 1 ? VecX::Zero(contact_count) : *step.friction;
 
-  Info info;
-  info.title = title + ", step " + std::to_string(step.step);
-  info.description =
-      "Moreau contact problem of step " + std::to_string(step.step) +
-      " (t = " + number(world.time) + " s to " + number(world.time + step.time_step) +
-      " s, dt = " + number(step.time_step) + " s), impulses r = dt f, frame (n, t1, t2), " +
-      "u_n > 0 separates; solution by " + step.solver_stats->solver + " (merit " +
-      number(step.solver_stats->merit) + ", " +
-      (step.solver_stats->converged ? "converged" : "not converged") + ")" +
-      (step.rows_per_contact == 1 ? "; frictionless step written with mu = 0" : "") +
-      (step.friction_model == FrictionModel::convex_relaxation
-           ? "; the scene solved the convex relaxation (Anitescu), not this Coulomb problem"
-           : "");
+  Info info = step_info(step, title);
   info.math_info = "W = H^T M^-1 H symmetric positive semidefinite";
 
   StepExport out;

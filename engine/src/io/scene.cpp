@@ -614,6 +614,79 @@ class SphereHash {
   std::unordered_map<std::uint64_t, std::vector<int>> cells_;
 };
 
+// The spheres of a random_spheres generator: its inputs and the centres and radii placed.
+struct SpherePlacement {
+  const Node& node;
+  int axes;
+  long count;
+  double radius_min;
+  double radius_max;
+  Vec3 box_min;
+  Vec3 box_max;
+  std::mt19937 rng;
+  std::vector<Vec3> centres;
+  std::vector<double> radii;
+};
+
+void place_on_lattice(SpherePlacement& p) {
+  // Sites of a cubic lattice filled layer by layer from the bottom (y outermost, then z,
+  // then x); each sphere moves at random within its own cell, so none can overlap.
+  double spacing = 2.0 * p.radius_max;
+  if (auto s = p.node.find("spacing")) {
+    spacing = s->positive();
+    if (spacing < 2.0 * p.radius_max)
+      s->fail("must be >= 2 radius_max = " + format_number(2.0 * p.radius_max) + ", got " +
+              format_number(spacing));
+  }
+  std::array<long, 3> sites = {1, 1, 1};
+  for (int axis = 0; axis < p.axes; ++axis)
+    sites[axis] = static_cast<long>(std::floor((p.box_max(axis) - p.box_min(axis)) / spacing));
+  const long capacity = sites[0] * sites[1] * sites[2];
+  if (capacity < p.count)
+    p.node.get("count").fail("the box holds only " + std::to_string(capacity) +
+                             " lattice sites of spacing " + format_number(spacing) + " for " +
+                             std::to_string(p.count) + " spheres");
+  for (long k = 0; k < p.count; ++k) {
+    const long ix = k % sites[0];
+    const long iz = (k / sites[0]) % sites[2];
+    const long iy = k / (sites[0] * sites[2]);
+    const double radius = uniform(p.rng, p.radius_min, p.radius_max);
+    const double play = 0.5 * spacing - radius;
+    Vec3 centre = Vec3::Zero();
+    const std::array<long, 3> site = {ix, iy, iz};
+    for (int axis = 0; axis < p.axes; ++axis)
+      centre(axis) = p.box_min(axis) + (site[axis] + 0.5) * spacing + uniform(p.rng, -play, play);
+    p.centres.push_back(centre);
+    p.radii.push_back(radius);
+  }
+}
+
+void place_by_rejection(SpherePlacement& p) {
+  const long max_attempts =
+      p.node.has("max_attempts") ? p.node.get("max_attempts").integer(1) : 1000;
+  SphereHash hash(2.0 * p.radius_max);
+  for (long k = 0; k < p.count; ++k) {
+    const double radius = uniform(p.rng, p.radius_min, p.radius_max);
+    bool placed = false;
+    for (long attempt = 0; attempt < max_attempts && !placed; ++attempt) {
+      Vec3 centre = Vec3::Zero();
+      for (int axis = 0; axis < p.axes; ++axis)
+        centre(axis) = uniform(p.rng, p.box_min(axis) + radius, p.box_max(axis) - radius);
+      if (hash.overlaps(centre, radius, p.centres, p.radii)) continue;
+      hash.insert(centre, static_cast<int>(p.centres.size()));
+      p.centres.push_back(centre);
+      p.radii.push_back(radius);
+      placed = true;
+    }
+    if (!placed)
+      p.node.get("count").fail("placed only " + std::to_string(k) + " of " +
+                               std::to_string(p.count) + " spheres without overlap (" +
+                               std::to_string(max_attempts) +
+                               " attempts each); enlarge the box, raise max_attempts or use "
+                               "\"placement\": \"lattice\"");
+  }
+}
+
 void generate_random_spheres(const Node& node, std::size_t index, World& world, Context& context) {
   node.expect_object({"type", "name", "count", "radius_min", "radius_max", "box_min", "box_max",
                       "seed", "placement", "spacing", "max_attempts", "material", "motion",
@@ -644,71 +717,19 @@ void generate_random_spheres(const Node& node, std::size_t index, World& world, 
   if (lattice && node.has("max_attempts"))
     node.get("max_attempts").fail("applies to \"placement\": \"rejection\" only");
 
-  std::mt19937 rng = make_rng(node);
-  const int axes = context.active_axes();
-  std::vector<Vec3> centres;
-  std::vector<double> radii;
-  centres.reserve(count);
-  radii.reserve(count);
-  if (lattice) {
-    // Sites of a cubic lattice filled layer by layer from the bottom (y outermost, then z,
-    // then x); each sphere moves at random within its own cell, so none can overlap.
-    double spacing = 2.0 * radius_max;
-    if (auto s = node.find("spacing")) {
-      spacing = s->positive();
-      if (spacing < 2.0 * radius_max)
-        s->fail("must be >= 2 radius_max = " + format_number(2.0 * radius_max) + ", got " +
-                format_number(spacing));
-    }
-    std::array<long, 3> sites = {1, 1, 1};
-    for (int axis = 0; axis < axes; ++axis)
-      sites[axis] = static_cast<long>(std::floor((box_max(axis) - box_min(axis)) / spacing));
-    const long capacity = sites[0] * sites[1] * sites[2];
-    if (capacity < count)
-      node.get("count").fail("the box holds only " + std::to_string(capacity) +
-                             " lattice sites of spacing " + format_number(spacing) + " for " +
-                             std::to_string(count) + " spheres");
-    for (long k = 0; k < count; ++k) {
-      const long ix = k % sites[0];
-      const long iz = (k / sites[0]) % sites[2];
-      const long iy = k / (sites[0] * sites[2]);
-      const double radius = uniform(rng, radius_min, radius_max);
-      const double play = 0.5 * spacing - radius;
-      Vec3 centre = Vec3::Zero();
-      const std::array<long, 3> site = {ix, iy, iz};
-      for (int axis = 0; axis < axes; ++axis)
-        centre(axis) = box_min(axis) + (site[axis] + 0.5) * spacing + uniform(rng, -play, play);
-      centres.push_back(centre);
-      radii.push_back(radius);
-    }
-  } else {
-    const long max_attempts = node.has("max_attempts") ? node.get("max_attempts").integer(1) : 1000;
-    SphereHash hash(2.0 * radius_max);
-    for (long k = 0; k < count; ++k) {
-      const double radius = uniform(rng, radius_min, radius_max);
-      bool placed = false;
-      for (long attempt = 0; attempt < max_attempts && !placed; ++attempt) {
-        Vec3 centre = Vec3::Zero();
-        for (int axis = 0; axis < axes; ++axis)
-          centre(axis) = uniform(rng, box_min(axis) + radius, box_max(axis) - radius);
-        if (hash.overlaps(centre, radius, centres, radii)) continue;
-        hash.insert(centre, static_cast<int>(centres.size()));
-        centres.push_back(centre);
-        radii.push_back(radius);
-        placed = true;
-      }
-      if (!placed)
-        node.get("count").fail("placed only " + std::to_string(k) + " of " + std::to_string(count) +
-                               " spheres without overlap (" + std::to_string(max_attempts) +
-                               " attempts each); enlarge the box, raise max_attempts or use "
-                               "\"placement\": \"lattice\"");
-    }
-  }
-  for (std::size_t k = 0; k < centres.size(); ++k) {
+  SpherePlacement placement{node,    context.active_axes(), count, radius_min, radius_max, box_min,
+                            box_max, make_rng(node),        {},    {}};
+  placement.centres.reserve(count);
+  placement.radii.reserve(count);
+  if (lattice)
+    place_on_lattice(placement);
+  else
+    place_by_rejection(placement);
+  for (std::size_t k = 0; k < placement.centres.size(); ++k) {
     Shape shape;
-    shape.geometry = Sphere{radii[k]};
-    world.add_body(make_body(node, properties, shape, centres[k], name + "_" + std::to_string(k),
-                             world, context));
+    shape.geometry = Sphere{placement.radii[k]};
+    world.add_body(make_body(node, properties, shape, placement.centres[k],
+                             name + "_" + std::to_string(k), world, context));
   }
 }
 

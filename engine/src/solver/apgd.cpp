@@ -49,6 +49,8 @@ Apgd::Apgd(SolverOptions options) : ContactSolver(std::move(options)) {
   detail::validate_options(options_);
 }
 
+// Mazhar et al. 2015, Alg. 1, in one function so that it reads line by line against the paper
+// (the comments give its line numbers).
 SolverStats Apgd::solve(const ConeProblem& problem, VecX& r) const {
   const int threads = omp_get_max_threads();
   if (auto empty = detail::begin_solve(name(), problem, options_, threads, r)) return *empty;

@@ -254,6 +254,31 @@ SolverStats SemismoothNewton::solve(const ConeProblem& problem, VecX& r) const {
   return solve_with_details(problem, r).stats;
 }
 
+namespace {
+
+// |Phi(0)| for a problem all of whose contacts are pressed: the size that makes the
+// regularization shift dimensionless.
+double pressed_phi_norm(const ConeProblem& problem, const Rho& rho) {
+  double phi_scale = 0.0;
+  for (int i = 0; i < problem.contact_count(); ++i) {
+    const int rows = problem.rows();
+    phi_scale += (rho.normal[i] * problem.q.segment(i * rows, 1)).squaredNorm() +
+                 (rho.tangent[i] * problem.q.segment(i * rows + 1, rows - 1)).squaredNorm();
+  }
+  return std::max(std::sqrt(phi_scale), kMeritVelocityFloor);
+}
+
+// The PGS sweeps taken where the Newton direction fails.
+SolverOptions fallback_options(const SemismoothNewtonOptions& o) {
+  SolverOptions sweep_options;
+  sweep_options.tolerance = o.tolerance;
+  sweep_options.max_iterations = o.fallback_sweeps;
+  sweep_options.record_history = false;
+  return sweep_options;
+}
+
+}  // namespace
+
 SemismoothNewtonStats SemismoothNewton::solve_with_details(const ConeProblem& problem,
                                                            VecX& r) const {
   constexpr int kThreads = 1;
@@ -274,12 +299,7 @@ SemismoothNewtonStats SemismoothNewton::solve_with_details(const ConeProblem& pr
   NewtonSystem system(problem, o.dense_rows);
   details.sparse = system.sparse();
 
-  SolverOptions sweep_options;
-  sweep_options.tolerance = o.tolerance;
-  sweep_options.max_iterations = o.fallback_sweeps;
-  sweep_options.record_history = false;
-  sweep_options.max_iterations = o.fallback_sweeps;
-  const ProjectedGaussSeidel fallback(sweep_options);
+  const ProjectedGaussSeidel fallback(fallback_options(o));
 
   VecX u(n), w_direction(n), direction(n), trial(n), trial_u(n);
   delassus.apply(r, u);
@@ -288,15 +308,7 @@ SemismoothNewtonStats SemismoothNewton::solve_with_details(const ConeProblem& pr
   evaluate(problem, rho, r, u, true, current);
   double psi = 0.5 * current.phi.squaredNorm();
   std::deque<double> recent{psi};
-  // |Phi(0)| for a problem all of whose contacts are pressed: the size that makes the
-  // regularization shift dimensionless.
-  double phi_scale = 0.0;
-  for (int i = 0; i < problem.contact_count(); ++i) {
-    const int rows = problem.rows();
-    phi_scale += (rho.normal[i] * problem.q.segment(i * rows, 1)).squaredNorm() +
-                 (rho.tangent[i] * problem.q.segment(i * rows + 1, rows - 1)).squaredNorm();
-  }
-  phi_scale = std::max(std::sqrt(phi_scale), kMeritVelocityFloor);
+  const double phi_scale = pressed_phi_norm(problem, rho);
 
   bool stop = monitor.check(0, r, u);
   int iteration = 0;
