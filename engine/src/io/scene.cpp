@@ -21,6 +21,7 @@
 
 #include "moreau/core/error.hpp"
 #include "moreau/registry/solver_registry.hpp"
+#include "sphere_placement.hpp"
 
 namespace moreau {
 namespace {
@@ -491,16 +492,6 @@ void read_body(const Node& node, World& world, Context& context) {
 // Uniform in [0, 1) with 53 random bits from two mt19937 draws (Matsumoto and Nishimura's
 // genrand_res53). Unlike std::uniform_real_distribution, whose algorithm each standard
 // library picks, it gives the same numbers everywhere, so a seed gives the same scene.
-double uniform01(std::mt19937& rng) {
-  const double a = static_cast<double>(rng() >> 5);
-  const double b = static_cast<double>(rng() >> 6);
-  return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
-}
-
-double uniform(std::mt19937& rng, double low, double high) {
-  return low + (high - low) * uniform01(rng);
-}
-
 std::mt19937 make_rng(const Node& node) {
   const long seed = node.has("seed") ? node.get("seed").integer(0, 4294967295L) : 1;
   return std::mt19937(static_cast<std::mt19937::result_type>(seed));
@@ -571,120 +562,10 @@ void generate_grid(const Node& node, std::size_t index, World& world, Context& c
         Vec3 position = origin + Vec3(ix * spacing.x(), iy * spacing.y(), iz * spacing.z());
         if (jitter > 0.0)
           for (int axis = 0; axis < context.active_axes(); ++axis)
-            position(axis) += uniform(rng, -jitter, jitter);
+            position(axis) += detail::uniform(rng, -jitter, jitter);
         world.add_body(make_body(node, properties, shape, position,
                                  name + "_" + std::to_string(k++), world, context));
       }
-}
-
-// Cell grid over sphere centres for the overlap test of rejection sampling: with cells of
-// the largest diameter, an overlapping sphere lies in one of the 3^d neighbouring cells.
-class SphereHash {
- public:
-  explicit SphereHash(double cell) : cell_(cell) {}
-  bool overlaps(const Vec3& centre, double radius, const std::vector<Vec3>& centres,
-                const std::vector<double>& radii) const {
-    const std::array<long, 3> c = cell_of(centre);
-    for (long dx = -1; dx <= 1; ++dx)
-      for (long dy = -1; dy <= 1; ++dy)
-        for (long dz = -1; dz <= 1; ++dz) {
-          const auto it = cells_.find(key({c[0] + dx, c[1] + dy, c[2] + dz}));
-          if (it == cells_.end()) continue;
-          for (int j : it->second)
-            if ((centres[j] - centre).norm() < radius + radii[j]) return true;
-        }
-    return false;
-  }
-  void insert(const Vec3& centre, int index) { cells_[key(cell_of(centre))].push_back(index); }
-
- private:
-  std::array<long, 3> cell_of(const Vec3& p) const {
-    return {static_cast<long>(std::floor(p.x() / cell_)),
-            static_cast<long>(std::floor(p.y() / cell_)),
-            static_cast<long>(std::floor(p.z() / cell_))};
-  }
-  // Distinct cells whose keys collide share a bucket list: that costs distance checks, never
-  // correctness, since every candidate is tested by distance.
-  static std::uint64_t key(const std::array<long, 3>& c) {
-    return static_cast<std::uint64_t>(c[0]) * 73856093ULL ^
-           static_cast<std::uint64_t>(c[1]) * 19349663ULL ^
-           static_cast<std::uint64_t>(c[2]) * 83492791ULL;
-  }
-  double cell_;
-  std::unordered_map<std::uint64_t, std::vector<int>> cells_;
-};
-
-// The spheres of a random_spheres generator: its inputs and the centres and radii placed.
-struct SpherePlacement {
-  const Node& node;
-  int axes;
-  long count;
-  double radius_min;
-  double radius_max;
-  Vec3 box_min;
-  Vec3 box_max;
-  std::mt19937 rng;
-  std::vector<Vec3> centres;
-  std::vector<double> radii;
-};
-
-void place_on_lattice(SpherePlacement& p) {
-  // Sites of a cubic lattice filled layer by layer from the bottom (y outermost, then z,
-  // then x); each sphere moves at random within its own cell, so none can overlap.
-  double spacing = 2.0 * p.radius_max;
-  if (auto s = p.node.find("spacing")) {
-    spacing = s->positive();
-    if (spacing < 2.0 * p.radius_max)
-      s->fail("must be >= 2 radius_max = " + format_number(2.0 * p.radius_max) + ", got " +
-              format_number(spacing));
-  }
-  std::array<long, 3> sites = {1, 1, 1};
-  for (int axis = 0; axis < p.axes; ++axis)
-    sites[axis] = static_cast<long>(std::floor((p.box_max(axis) - p.box_min(axis)) / spacing));
-  const long capacity = sites[0] * sites[1] * sites[2];
-  if (capacity < p.count)
-    p.node.get("count").fail("the box holds only " + std::to_string(capacity) +
-                             " lattice sites of spacing " + format_number(spacing) + " for " +
-                             std::to_string(p.count) + " spheres");
-  for (long k = 0; k < p.count; ++k) {
-    const long ix = k % sites[0];
-    const long iz = (k / sites[0]) % sites[2];
-    const long iy = k / (sites[0] * sites[2]);
-    const double radius = uniform(p.rng, p.radius_min, p.radius_max);
-    const double play = 0.5 * spacing - radius;
-    Vec3 centre = Vec3::Zero();
-    const std::array<long, 3> site = {ix, iy, iz};
-    for (int axis = 0; axis < p.axes; ++axis)
-      centre(axis) = p.box_min(axis) + (site[axis] + 0.5) * spacing + uniform(p.rng, -play, play);
-    p.centres.push_back(centre);
-    p.radii.push_back(radius);
-  }
-}
-
-void place_by_rejection(SpherePlacement& p) {
-  const long max_attempts =
-      p.node.has("max_attempts") ? p.node.get("max_attempts").integer(1) : 1000;
-  SphereHash hash(2.0 * p.radius_max);
-  for (long k = 0; k < p.count; ++k) {
-    const double radius = uniform(p.rng, p.radius_min, p.radius_max);
-    bool placed = false;
-    for (long attempt = 0; attempt < max_attempts && !placed; ++attempt) {
-      Vec3 centre = Vec3::Zero();
-      for (int axis = 0; axis < p.axes; ++axis)
-        centre(axis) = uniform(p.rng, p.box_min(axis) + radius, p.box_max(axis) - radius);
-      if (hash.overlaps(centre, radius, p.centres, p.radii)) continue;
-      hash.insert(centre, static_cast<int>(p.centres.size()));
-      p.centres.push_back(centre);
-      p.radii.push_back(radius);
-      placed = true;
-    }
-    if (!placed)
-      p.node.get("count").fail("placed only " + std::to_string(k) + " of " +
-                               std::to_string(p.count) + " spheres without overlap (" +
-                               std::to_string(max_attempts) +
-                               " attempts each); enlarge the box, raise max_attempts or use "
-                               "\"placement\": \"lattice\"");
-  }
 }
 
 void generate_random_spheres(const Node& node, std::size_t index, World& world, Context& context) {
@@ -717,14 +598,39 @@ void generate_random_spheres(const Node& node, std::size_t index, World& world, 
   if (lattice && node.has("max_attempts"))
     node.get("max_attempts").fail("applies to \"placement\": \"rejection\" only");
 
-  SpherePlacement placement{node,    context.active_axes(), count, radius_min, radius_max, box_min,
-                            box_max, make_rng(node),        {},    {}};
+  detail::SpherePlacement placement;
+  placement.axes = context.active_axes();
+  placement.count = count;
+  placement.radius_min = radius_min;
+  placement.radius_max = radius_max;
+  placement.box_min = box_min;
+  placement.box_max = box_max;
   placement.centres.reserve(count);
   placement.radii.reserve(count);
-  if (lattice)
-    place_on_lattice(placement);
-  else
-    place_by_rejection(placement);
+  std::mt19937 rng = make_rng(node);
+  if (lattice) {
+    double spacing = 2.0 * radius_max;
+    if (auto s = node.find("spacing")) {
+      spacing = s->positive();
+      if (spacing < 2.0 * radius_max)
+        s->fail("must be >= 2 radius_max = " + format_number(2.0 * radius_max) + ", got " +
+                format_number(spacing));
+    }
+    const std::array<long, 3> sites = detail::lattice_sites(placement, spacing);
+    const long capacity = sites[0] * sites[1] * sites[2];
+    if (capacity < count)
+      node.get("count").fail("the box holds only " + std::to_string(capacity) +
+                             " lattice sites of spacing " + format_number(spacing) + " for " +
+                             std::to_string(count) + " spheres");
+    detail::place_on_lattice(placement, spacing, rng);
+  } else {
+    const long max_attempts = node.has("max_attempts") ? node.get("max_attempts").integer(1) : 1000;
+    try {
+      detail::place_by_rejection(placement, max_attempts, rng);
+    } catch (const InputError& e) {
+      node.get("count").fail(e.what());
+    }
+  }
   for (std::size_t k = 0; k < placement.centres.size(); ++k) {
     Shape shape;
     shape.geometry = Sphere{placement.radii[k]};
