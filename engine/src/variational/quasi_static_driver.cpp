@@ -1,0 +1,249 @@
+#include "moreau/variational/quasi_static_driver.hpp"
+
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "moreau/contact/contact_system.hpp"
+#include "moreau/core/error.hpp"
+#include "solver_report.hpp"
+
+namespace moreau {
+namespace {
+
+constexpr int kParticleRows = 3;  // x, y, rotation about z
+
+double cross2(const Vec3& r, const Vec3& v) { return r.x() * v.y() - r.y() * v.x(); }
+
+void check_load(const World& world, const LoadStep& load) {
+  for (std::size_t k = 0; k < load.walls.size(); ++k) {
+    const WallLoad& w = load.walls[k];
+    const std::string where = "load step: walls[" + std::to_string(k) + "]";
+    if (w.body < 0 || w.body >= static_cast<int>(world.bodies.size()))
+      throw InputError(where + ".body: no body " + std::to_string(w.body));
+    if (world.bodies[w.body].is_dynamic())
+      throw InputError(where + ".body: body " + std::to_string(w.body) +
+                       " is dynamic; a wall must be prescribed or fixed");
+    if (!w.direction.allFinite() || std::abs(w.direction.norm() - 1.0) > 1e-9 || w.direction.z() != 0.0)
+      throw InputError(where + ".direction: must be a unit vector in the xy plane");
+    if (!std::isfinite(w.value)) throw InputError(where + ".value: not finite");
+  }
+}
+
+// Drops the contacts of unloaded particles with fewer than two contacts (rattlers), until none
+// is left; a loaded particle without contacts has no static solution.
+std::vector<Contact> without_rattlers(const World& world, std::vector<Contact> contacts,
+                                      const std::vector<Vec6>& load, long& rattlers) {
+  const int bodies = static_cast<int>(world.bodies.size());
+  std::vector<bool> removed(bodies, false);
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::vector<int> count(bodies, 0);
+    for (const Contact& c : contacts) {
+      ++count[c.body_a];
+      ++count[c.body_b];
+    }
+    for (int b = 0; b < bodies; ++b) {
+      if (!world.bodies[b].is_dynamic() || removed[b]) continue;
+      const bool loaded = load[b].norm() > 0.0;
+      if (loaded && count[b] == 0)
+        throw SimulationError("quasi-static step: particle " + std::to_string(b) + " (" +
+                              world.bodies[b].name +
+                              ") is loaded and has no contact: the static problem (Krabbenhoft/NURBS "
+                              "chapter eq. 4.16) has no solution");
+      if (!loaded && count[b] < 2) {
+        removed[b] = true;
+        changed = true;
+      }
+    }
+    std::erase_if(contacts, [&](const Contact& c) { return removed[c.body_a] || removed[c.body_b]; });
+  }
+  rattlers = 0;
+  for (int b = 0; b < bodies; ++b) rattlers += removed[b] ? 1 : 0;
+  return contacts;
+}
+
+// The equilibrium rows of eq. 4.16 (A f = b): three per particle with contacts, one per
+// force-driven wall (its direction). Column 2i is p_i (force n on body b, -n on body a), 2i+1
+// is q_i (along t). Rows that no force reaches are dropped when unloaded.
+struct Equilibrium {
+  SparseMatrix matrix;
+  VecX rhs;
+  std::vector<int> row_body;  // body of each row
+  std::vector<int> row_dof;   // 0 x, 1 y, 2 rotation; -1: wall direction
+};
+
+Equilibrium equilibrium(const World& world, const std::vector<Contact>& contacts,
+                        const std::vector<Vec6>& load, const LoadStep& step) {
+  const int bodies = static_cast<int>(world.bodies.size());
+  std::vector<int> first_row(bodies, -1);
+  std::vector<Vec3> wall_direction(bodies, Vec3::Zero());
+  Equilibrium eq;
+  std::vector<double> rhs;
+  auto add_rows = [&](int b, int dofs, const Vec6& f) {
+    if (first_row[b] >= 0) return;
+    first_row[b] = static_cast<int>(rhs.size());
+    for (int d = 0; d < dofs; ++d) {
+      eq.row_body.push_back(b);
+      eq.row_dof.push_back(dofs == 1 ? -1 : d);
+      rhs.push_back(dofs == 1 ? -f(0) : (d < 2 ? -f(d) : -f(5)));
+    }
+  };
+  for (const WallLoad& w : step.walls) {
+    if (w.control != WallControl::force) continue;
+    wall_direction[w.body] = w.direction;
+    add_rows(w.body, 1, Vec6::Constant(w.value));
+  }
+  for (const Contact& c : contacts) {
+    for (int b : {c.body_a, c.body_b}) {
+      if (world.bodies[b].is_dynamic()) add_rows(b, kParticleRows, load[b]);
+    }
+  }
+  std::vector<Eigen::Triplet<double>> triplets;
+  for (int i = 0; i < static_cast<int>(contacts.size()); ++i) {
+    const Contact& c = contacts[i];
+    for (int side = 0; side < 2; ++side) {
+      const int b = side == 0 ? c.body_a : c.body_b;
+      if (first_row[b] < 0) continue;
+      const double sign = side == 0 ? -1.0 : 1.0;
+      const Vec3 lever = c.point - world.bodies[b].position;
+      for (int col = 0; col < 2; ++col) {
+        const Vec3 f = sign * (col == 0 ? c.normal : c.tangent1);
+        if (world.bodies[b].is_dynamic()) {
+          triplets.emplace_back(first_row[b], 2 * i + col, f.x());
+          triplets.emplace_back(first_row[b] + 1, 2 * i + col, f.y());
+          triplets.emplace_back(first_row[b] + 2, 2 * i + col, cross2(lever, f));
+        } else {
+          triplets.emplace_back(first_row[b], 2 * i + col, wall_direction[b].dot(f));
+        }
+      }
+    }
+  }
+  SparseMatrix full(static_cast<int>(rhs.size()), 2 * static_cast<int>(contacts.size()));
+  full.setFromTriplets(triplets.begin(), triplets.end());
+  // Keep the rows some force reaches (or that carry a load: the solve then reports them).
+  std::vector<int> kept;
+  for (int r = 0; r < full.rows(); ++r) {
+    if (full.row(r).norm() > 0.0 || rhs[r] != 0.0) kept.push_back(r);
+  }
+  std::vector<Eigen::Triplet<double>> kept_triplets;
+  for (int k = 0; k < static_cast<int>(kept.size()); ++k) {
+    for (SparseMatrix::InnerIterator it(full, kept[k]); it; ++it) kept_triplets.emplace_back(k, static_cast<int>(it.col()), it.value());
+  }
+  eq.matrix.resize(static_cast<int>(kept.size()), full.cols());
+  eq.matrix.setFromTriplets(kept_triplets.begin(), kept_triplets.end());
+  eq.rhs.resize(static_cast<int>(kept.size()));
+  std::vector<int> body, dof;
+  for (int k = 0; k < static_cast<int>(kept.size()); ++k) {
+    eq.rhs(k) = rhs[kept[k]];
+    body.push_back(eq.row_body[kept[k]]);
+    dof.push_back(eq.row_dof[kept[k]]);
+  }
+  eq.row_body = std::move(body);
+  eq.row_dof = std::move(dof);
+  return eq;
+}
+
+}  // namespace
+
+void QuasiStaticOptions::validate(const World& world) const {
+  contact.validate(world);
+  collision.validate();
+  interior_point.validate();
+  const int n = static_cast<int>(world.bodies.size());
+  for (const auto& [name, index] : {std::pair{"box.left", box.left}, std::pair{"box.right", box.right},
+                                    std::pair{"box.bottom", box.bottom}, std::pair{"box.top", box.top}}) {
+    if (index < -1 || index >= n) throw InputError(std::string(name) + ": no body " + std::to_string(index));
+  }
+}
+
+QuasiStaticDriver::QuasiStaticDriver(World& world, QuasiStaticOptions options)
+    : world_(world), options_(std::move(options)) {
+  world_.validate();
+  if (!world_.is_planar())
+    throw InputError("quasi-static driver: two-dimensional only (Krabbenhoft/NURBS chapter Sec. 4.2); set dimension 2");
+  options_.validate(world_);
+}
+
+const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
+  check_load(world_, load);
+  const int bodies = static_cast<int>(world_.bodies.size());
+  std::vector<Vec6> particle_load(bodies, Vec6::Zero());
+  for (int b = 0; b < bodies; ++b) {
+    if (options_.gravity && world_.bodies[b].is_dynamic()) particle_load[b] = world_.external_force(b);
+  }
+  QuasiStaticReport report;
+  report.step = steps_ + 1;
+  report.contacts = without_rattlers(world_, detect_contacts(world_, options_.collision),
+                                     particle_load, report.rattlers);
+  const std::vector<Contact>& contacts = report.contacts;
+  const int n = static_cast<int>(contacts.size());
+
+  // The prescribed wall displacements enter the gaps: g = g0 + H^T dx_walls.
+  VecX wall_motion = VecX::Zero(kBodyDofs * bodies);
+  for (const WallLoad& w : load.walls) {
+    if (w.control == WallControl::displacement) wall_motion.segment<3>(kBodyDofs * w.body) = w.value * w.direction;
+  }
+  const std::vector<variational::ContactKey> keys = variational::contact_keys(contacts);
+  variational::ForceProblem problem =
+      variational::contact_force_problem(world_, contacts, wall_motion, options_.contact, history_, keys);
+  if (!options_.contact.rigid_tangential()) report.persistent_contacts = history_.persistent(keys);
+  const Equilibrium eq = equilibrium(world_, contacts, particle_load, load);
+  problem.equality = eq.matrix;
+  problem.equality_rhs = eq.rhs;
+
+  const variational::ForceSolution solution = variational::solve_force_problem(problem, options_.interior_point);
+  report.interior_point = solution.stats;
+  report.solve_seconds = solution.wall_seconds;
+  report.forces = n > 0 ? solution.forces : VecX::Zero(0);
+  if (report.converged()) {
+    // Displacements: minus the multipliers of the equilibrium rows (eq. 4.8 without inertia).
+    std::vector<Vec3> move(bodies, Vec3::Zero());
+    std::vector<double> turn(bodies, 0.0);
+    for (int r = 0; r < static_cast<int>(eq.row_body.size()); ++r) {
+      const int b = eq.row_body[r];
+      const double u = -solution.multipliers(r);
+      if (eq.row_dof[r] < 0) {
+        for (const WallLoad& w : load.walls) {
+          if (w.body == b) move[b] = u * w.direction;
+        }
+      } else if (eq.row_dof[r] < 2) {
+        move[b](eq.row_dof[r]) = u;
+      } else {
+        turn[b] = u;
+      }
+    }
+    for (const WallLoad& w : load.walls) {
+      if (w.control == WallControl::displacement) move[w.body] = w.value * w.direction;
+    }
+    for (int b = 0; b < bodies; ++b) {
+      RigidBody& body = world_.bodies[b];
+      body.position += move[b];
+      if (turn[b] != 0.0) body.orientation = (Quat(Eigen::AngleAxisd(turn[b], Vec3::UnitZ())) * body.orientation).normalized();
+      if (body.is_dynamic()) body.set_velocity(Vec6::Zero());
+    }
+    for (const WallLoad& w : load.walls) report.walls.push_back({w.body, world_.bodies[w.body].position, move[w.body].dot(w.direction), Vec3::Zero()});
+    if (!options_.contact.rigid_tangential()) history_.store(keys, variational::tangential_forces(solution, n));
+  } else {
+    for (const WallLoad& w : load.walls) report.walls.push_back({w.body, world_.bodies[w.body].position, 0.0, Vec3::Zero()});
+  }
+  for (WallState& wall : report.walls) {
+    for (int i = 0; i < n; ++i) {
+      const Contact& c = contacts[i];
+      const Vec3 f = report.forces(2 * i) * c.normal + report.forces(2 * i + 1) * c.tangent1;
+      if (c.body_b == wall.body) wall.contact_force += f;
+      if (c.body_a == wall.body) wall.contact_force -= f;
+    }
+  }
+  const SampleBox& box = options_.box;
+  if (box.left >= 0 && box.right >= 0)
+    report.width = world_.bodies[box.right].position.x() - world_.bodies[box.left].position.x();
+  if (box.bottom >= 0 && box.top >= 0)
+    report.height = world_.bodies[box.top].position.y() - world_.bodies[box.bottom].position.y();
+  report.area = report.width * report.height;
+  ++steps_;
+  report_ = std::move(report);
+  return report_;
+}
+
+}  // namespace moreau
