@@ -53,45 +53,39 @@ SparseMatrix scaling_matrix(const VecX& friction, const ConeLayout& layout) {
   return s;
 }
 
-// Mean diagonal of N + C in the core's variables (0 for the rigid static problem).
-double mean_diagonal(const conic::ConicQp& qp) {
-  const std::vector<int> offsets = conic::cone_offsets(qp.cone_dimensions);
-  double sum = qp.compliance.size() > 0 ? qp.compliance.sum() : 0.0;
-  for (std::size_t k = 0; k < qp.cone_dimensions.size(); ++k)
-    sum += qp.hessian->diagonal_block(offsets[k], qp.cone_dimensions[k]).trace();
-  return qp.size() > 0 ? sum / qp.size() : 0.0;
-}
-
-// The core's default stop measures are relative to |r| and |x| (interior_point.hpp), which
-// vanish for a static problem at rest and for a step whose contacts all open (x -> 0: the
-// relative complementarity stays O(1) there). Here, with a displacement scale
-// d = max(|r|, length_scale) and a force scale F = max(|x|, |b|, d / mean diag(N + C)):
-//   |(N + C) x + r - A^T z - y| / d,   |x o y| / (d F),   |A x - b| / F   <= tolerance.
-conic::StopTest stop_test(const conic::ConicQp& qp, double length_scale, double tolerance) {
+// The core's default stop measures are relative to |r| and |x| (interior_point.hpp); the
+// relative complementarity |x o y| / (|x| |r|) stays O(1) when the forces vanish (every contact
+// opens in the step), and |r| vanishes for a static problem at rest. Here, per cone k, with the
+// displacement scale d = |r|_inf (length_scale when r = 0) and the force scale
+// F = max(|x|_inf, force_scale):
+//   |x_k o y_k| / max(|x_k| d, |y_k| F)  (~ |y_k| / d on a closed contact, ~ |x_k| / F on an
+//   open one), the core's relative primal residual, and |A x - b| / F, all <= tolerance.
+conic::StopTest stop_test(const conic::ConicQp& qp, const ForceProblem& problem, double tolerance) {
   const double r_norm = qp.linear.norm();
-  const double scale = std::max(r_norm, length_scale);
-  const double diagonal = mean_diagonal(qp);
-  const double b_norm = qp.equality_rhs.size() > 0 ? qp.equality_rhs.norm() : 0.0;
-  const double reference_force = std::max(b_norm, diagonal > 0.0 ? scale / diagonal : 0.0);
+  const double r_max = qp.linear.size() > 0 ? qp.linear.cwiseAbs().maxCoeff() : 0.0;
+  const double scale = r_max > 0.0 ? r_max : problem.length_scale;
+  const double force_scale = problem.force_scale;
+  const double length_scale = problem.length_scale;
   const std::vector<int> offsets = conic::cone_offsets(qp.cone_dimensions);
-  return [&qp, r_norm, scale, reference_force, offsets, tolerance](const conic::InteriorPointIterate& it) {
-    const double force = std::max({it.x.norm(), reference_force, kTiny});
-    const double primal = it.stats.primal_residual * std::max(r_norm, kTiny) / scale;
-    double products = 0.0;
+  return [&qp, r_norm, scale, force_scale, length_scale, offsets, tolerance](const conic::InteriorPointIterate& it) {
+    const double force = std::max({it.x.cwiseAbs().maxCoeff(), force_scale, kTiny});
+    const double primal = r_norm > 0.0 ? it.stats.primal_residual
+                                       : it.stats.primal_residual * kTiny / length_scale;
+    double complementarity = 0.0;
     for (std::size_t k = 0; k < qp.cone_dimensions.size(); ++k) {
       const int o = offsets[k];
       const double x0 = it.x(o), y0 = it.y(o);
-      if (qp.cone_dimensions[k] == 1) {
-        products += x0 * y0 * x0 * y0;
-        continue;
+      double product = std::abs(x0 * y0), x_norm = std::abs(x0), y_norm = std::abs(y0);
+      if (qp.cone_dimensions[k] == 2) {
+        const double x1 = it.x(o + 1), y1 = it.y(o + 1);
+        product = std::hypot(x0 * y0 + x1 * y1, x0 * y1 + y0 * x1);  // Jordan product
+        x_norm = std::hypot(x0, x1);
+        y_norm = std::hypot(y0, y1);
       }
-      const double x1 = it.x(o + 1), y1 = it.y(o + 1);
-      const double dot = x0 * y0 + x1 * y1, cross = x0 * y1 + y0 * x1;  // Jordan product
-      products += dot * dot + cross * cross;
+      complementarity = std::max(complementarity, product / std::max({x_norm * scale, y_norm * force, kTiny}));
     }
-    const double complementarity = std::sqrt(products) / (scale * force);
     double equality = 0.0;
-    if (qp.equality.rows() > 0) equality = (qp.equality * it.x - qp.equality_rhs).norm() / force;
+    if (qp.equality.rows() > 0) equality = (qp.equality * it.x - qp.equality_rhs).cwiseAbs().maxCoeff() / force;
     return std::max({primal, complementarity, equality}) <= tolerance;
   };
 }
@@ -130,6 +124,9 @@ void ForceProblem::validate() const {
   require_size(equality_rhs, equality.rows(), "equality_rhs", equality.rows() == 0);
   if (!(length_scale > 0.0) || !std::isfinite(length_scale)) {
     throw InputError("variational force problem: length_scale must be finite and > 0");
+  }
+  if (!(force_scale >= 0.0) || !std::isfinite(force_scale)) {
+    throw InputError("variational force problem: force_scale must be finite and >= 0");
   }
 }
 
@@ -179,7 +176,7 @@ ForceSolution solve_force_problem(const ForceProblem& problem,
   VecX x, y;
   solution.stats = conic::solve_conic_qp(
       qp, options, x, y, solution.multipliers, false,
-      stop_test(qp, problem.length_scale, options.tolerance));
+      stop_test(qp, problem, options.tolerance));
   solution.forces = s * x;
   // y = S^T (...): the tangential row carries mu times the tangential slack.
   solution.slack = VecX::Zero(2 * n);

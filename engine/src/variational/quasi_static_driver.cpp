@@ -191,6 +191,7 @@ const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
   const Equilibrium eq = equilibrium(world_, contacts, particle_load, load);
   problem.equality = eq.matrix;
   problem.equality_rhs = eq.rhs;
+  problem.force_scale = eq.rhs.size() > 0 ? eq.rhs.cwiseAbs().maxCoeff() : 0.0;
 
   const variational::ForceSolution solution = variational::solve_force_problem(problem, options_.interior_point);
   report.interior_point = solution.stats;

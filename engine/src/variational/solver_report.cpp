@@ -42,4 +42,16 @@ double mean_particle_radius(const World& world) {
   return count > 0 ? sum / count : 1.0;
 }
 
+double mean_particle_weight(const World& world, double acceleration) {
+  double mass = 0.0;
+  int count = 0;
+  for (const RigidBody& b : world.bodies) {
+    if (!b.is_dynamic()) continue;
+    mass += b.mass;
+    ++count;
+  }
+  const double g = world.gravity.norm();
+  return count > 0 ? mass / count * (g > 0.0 ? g : acceleration) : 0.0;
+}
+
 }  // namespace moreau::variational

@@ -16,4 +16,8 @@ SolverStats solver_stats(const ForceSolution& solution, const conic::InteriorPoi
 // force problem's residuals (ForceProblem::length_scale).
 double mean_particle_radius(const World& world);
 
+// The mean weight m |g| of the dynamic bodies, or m times `acceleration` without gravity: the
+// force scale of the dynamic problem (ForceProblem::force_scale).
+double mean_particle_weight(const World& world, double acceleration);
+
 }  // namespace moreau::variational

@@ -66,6 +66,7 @@ const StepReport& VariationalStepper::step() {
   variational::ForceProblem problem =
       variational::contact_force_problem(world_, contacts, dx_free, options_.contact, history_, keys);
   if (n > 0) problem.hessian = (theta * dt * dt) * system.assemble();
+  problem.force_scale = variational::mean_particle_weight(world_, problem.length_scale / (dt * dt));
   VecX displacement = problem.linear;  // g0 e_n + H^T dx_free
   for (int i = 0; i < n; ++i) displacement(2 * i) -= contacts[i].gap;
   VariationalStepDetails details;

@@ -56,10 +56,12 @@ struct ForceProblem {
   VecX friction;         // mu per contact (>= 0)
   SparseMatrix equality;  // A (rows x 2 per contact); 0 rows: none
   VecX equality_rhs;      // b, N (and N m for moment rows)
-  // Residuals (displacements, m) are measured relative to max(|r|, length_scale), so that the
-  // tolerance stays meaningful when r is nearly 0 (resting contacts in the static problem);
-  // a particle size. Must be > 0.
-  double length_scale = 1.0;
+  // The scales of the stop test (force_problem.cpp): displacements are measured relative to
+  // |r|_inf (length_scale when r = 0: a particle size), forces relative to
+  // max(|f|_inf, force_scale) (force_scale: a particle weight; 0: |f| alone), so that a force
+  // left on an opening contact is small against the loads, not against 1/compliance.
+  double length_scale = 1.0;  // m, > 0
+  double force_scale = 0.0;   // N, >= 0
 
   int contact_count() const { return static_cast<int>(friction.size()); }
   // Throws InputError naming the field for sizes that do not match, negative or non-finite
