@@ -1,5 +1,6 @@
 #include "moreau/variational/quasi_static_driver.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -30,8 +31,45 @@ void check_load(const World& world, const LoadStep& load) {
   }
 }
 
-// Drops the contacts of unloaded particles with fewer than two contacts (rattlers), until none
-// is left; a loaded particle without contacts has no static solution.
+int root(std::vector<int>& parent, int b) {
+  while (parent[b] != b) b = parent[b] = parent[parent[b]];
+  return b;
+}
+
+// Marks the unloaded clusters of particles that touch only each other (no wall, no fixed or
+// prescribed body): their rigid motion is free, so the equilibrium rows are dependent there
+// (a loaded one has no equilibrium: left to the solve to report). Returns whether any was.
+bool remove_floating_clusters(const World& world, const std::vector<Contact>& contacts,
+                              const std::vector<Vec6>& load, std::vector<bool>& removed) {
+  const int bodies = static_cast<int>(world.bodies.size());
+  std::vector<int> parent(bodies);
+  for (int b = 0; b < bodies; ++b) parent[b] = b;
+  for (const Contact& c : contacts) {
+    if (world.bodies[c.body_a].is_dynamic() && world.bodies[c.body_b].is_dynamic())
+      parent[root(parent, c.body_a)] = root(parent, c.body_b);
+  }
+  std::vector<bool> anchored(bodies, false);
+  for (const Contact& c : contacts) {
+    for (const int b : {c.body_a, c.body_b}) {
+      const int other = b == c.body_a ? c.body_b : c.body_a;
+      if (world.bodies[b].is_dynamic() && !world.bodies[other].is_dynamic()) anchored[root(parent, b)] = true;
+    }
+  }
+  for (int b = 0; b < bodies; ++b) {
+    if (world.bodies[b].is_dynamic() && load[b].norm() > 0.0) anchored[root(parent, b)] = true;
+  }
+  bool any = false;
+  for (int b = 0; b < bodies; ++b) {
+    if (!world.bodies[b].is_dynamic() || removed[b] || anchored[root(parent, b)]) continue;
+    removed[b] = true;
+    any = true;
+  }
+  return any;
+}
+
+// Drops the contacts of unloaded particles with fewer than two contacts (rattlers) and of
+// unloaded floating clusters, until none is left; a loaded particle without contacts has no
+// static solution.
 std::vector<Contact> without_rattlers(const World& world, std::vector<Contact> contacts,
                                       const std::vector<Vec6>& load, long& rattlers) {
   const int bodies = static_cast<int>(world.bodies.size());
@@ -57,6 +95,7 @@ std::vector<Contact> without_rattlers(const World& world, std::vector<Contact> c
       }
     }
     std::erase_if(contacts, [&](const Contact& c) { return removed[c.body_a] || removed[c.body_b]; });
+    if (!changed) changed = remove_floating_clusters(world, contacts, load, removed);
   }
   rattlers = 0;
   for (int b = 0; b < bodies; ++b) rattlers += removed[b] ? 1 : 0;
@@ -188,10 +227,28 @@ const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
   variational::ForceProblem problem =
       variational::contact_force_problem(world_, contacts, wall_motion, options_.contact, history_, keys);
   if (!options_.contact.rigid_tangential()) report.persistent_contacts = history_.persistent(keys);
+  for (const WallLoad& w : load.walls) {
+    const bool touched = std::any_of(contacts.begin(), contacts.end(), [&](const Contact& c) {
+      return c.body_a == w.body || c.body_b == w.body;
+    });
+    if (w.control == WallControl::force && w.value != 0.0 && !touched)
+      throw SimulationError("quasi-static step: wall body " + std::to_string(w.body) + " (" +
+                            world_.bodies[w.body].name + ") carries a force " + std::to_string(w.value) +
+                            " N and touches no particle within the collision margin: no static "
+                            "equilibrium (Krabbenhoft/NURBS chapter eq. 4.16)");
+  }
   const Equilibrium eq = equilibrium(world_, contacts, particle_load, load);
   problem.equality = eq.matrix;
   problem.equality_rhs = eq.rhs;
+  // Force scale of the stop test: the loads, or the force of a contact compressed by the
+  // step's displacement scale (when the loads are zero and the sample gives way, every force
+  // may vanish).
   problem.force_scale = eq.rhs.size() > 0 ? eq.rhs.cwiseAbs().maxCoeff() : 0.0;
+  if (problem.compliance.size() > 0 && n > 0) {
+    const double mean_compliance = problem.compliance.sum() / problem.compliance.size();
+    const double scale = problem.linear.size() > 0 ? problem.linear.cwiseAbs().maxCoeff() : 0.0;
+    problem.force_scale = std::max(problem.force_scale, (scale > 0.0 ? scale : problem.length_scale) / mean_compliance);
+  }
 
   const variational::ForceSolution solution = variational::solve_force_problem(problem, options_.interior_point);
   report.interior_point = solution.stats;

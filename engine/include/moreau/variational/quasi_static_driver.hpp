@@ -23,8 +23,9 @@
 //
 // Particles that cannot be in equilibrium with the contacts they have are taken out of the
 // step, as granular mechanics treats rattlers: an unloaded particle with fewer than two
-// contacts carries no force (its contacts drop out, iteratively); a loaded particle without
-// contacts has no static solution (error). Equilibrium rows that no force reaches (the
+// contacts carries no force (its contacts drop out, iteratively), and so does an unloaded
+// cluster of particles that touch only each other (its rigid motion is free); a loaded
+// particle without contacts has no static solution (error). Equilibrium rows that no force reaches (the
 // rotation of a frictionless disk) are dropped when their load is zero.
 #include <limits>
 #include <vector>
@@ -99,7 +100,8 @@ class QuasiStaticDriver {
 
   // Solves eq. 4.16 for one load step and updates the configuration (velocities stay zero).
   // Throws InputError for a load naming a dynamic or unknown body, a non-unit direction or a
-  // non-finite value, SimulationError for a loaded particle without contacts. A solve that does
+  // non-finite value, SimulationError for a loaded particle without contacts or a
+  // force-driven wall that touches no particle. A solve that does
   // not converge is a status in the report (the configuration is then left unchanged).
   const QuasiStaticReport& step(const LoadStep& load);
 
