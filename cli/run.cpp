@@ -32,7 +32,8 @@ void write_summary(const std::filesystem::path& path, const Scene& scene, const 
   // variational_theta solves with the conic QP core, not scene.solver.
   const bool variational = scene.scheme == Scheme::variational_theta;
   const std::string variational_solver =
-      scene.variational.interior_point.backend == conic::LinearBackend::cholmod ? "ipm-direct" : "ipm";
+      scene.variational.interior_point.backend == conic::LinearBackend::cholmod ? "ipm-direct"
+                                                                                 : "ipm";
   nlohmann::json summary = {
       {"scene", scene.source},
       {"status", outcome.status},

@@ -7,9 +7,10 @@
 // FAMILY: non_convex, angular or disk (shape_families.hpp, mean diameter 1 m, density 1
 // kg/m^2). The particles start on a lattice in a box 40 diameters wide and fall under gravity
 // with theta = 0.7, dt = 0.05 s, k_N = 1e8 N/m, k_T = 2 k_N / 3, mu = 0.5 (the column drop's
-// parameters); then gravity is switched off and the quasi-static driver presses the top wall
-// down by 1e-3 m per load step (with CONFINE=1 in the environment, the right wall is held by a
-// force of 125 N/m times the sample height, the biaxial test's confinement).
+// parameters; collision margin half a diameter); then gravity is switched off and the quasi-static
+// driver presses the top wall down by 1e-3 m per load step (with CONFINE=1 in the environment, the
+// right wall is held by a force of 125 N/m times the sample height, the biaxial test's
+// confinement).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -41,7 +42,8 @@ void add_particle(World& world, const ShapeFamilies& families, const std::string
   if (family == "disk") {
     body.shape.geometry = Sphere{families.disk_radius[shape]};
   } else {
-    body.shape.geometry = family == "angular" ? families.angular[shape] : families.non_convex[shape];
+    body.shape.geometry =
+        family == "angular" ? families.angular[shape] : families.non_convex[shape];
   }
   const MassProperties m = mass_properties(body.shape.geometry, 1.0, Dimension::two);
   body.mass = m.mass;
@@ -60,7 +62,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 int main(int argc, char** argv) {
   if (argc != 5) {
-    std::fprintf(stderr, "usage: %s non_convex|angular|disk COUNT DYNAMIC_STEPS STATIC_STEPS\n", argv[0]);
+    std::fprintf(stderr, "usage: %s non_convex|angular|disk COUNT DYNAMIC_STEPS STATIC_STEPS\n",
+                 argv[0]);
     return 2;
   }
   const std::string family = argv[1];
@@ -69,7 +72,8 @@ int main(int argc, char** argv) {
   const int static_steps = std::atoi(argv[4]);
   // The lattice packing of this tool has no horizontal force chains, so a confining force on
   // the right wall has no static equilibrium (the driver reports that); CONFINE=1 asks for it.
-  const bool confined = std::getenv("CONFINE") != nullptr && std::string(std::getenv("CONFINE")) == "1";
+  const bool confined =
+      std::getenv("CONFINE") != nullptr && std::string(std::getenv("CONFINE")) == "1";
   const ShapeFamilies families = make_shape_families();
   World world;
   world.dimension = Dimension::two;
@@ -90,17 +94,21 @@ int main(int argc, char** argv) {
   options.time_step = 0.05;
   options.theta = 0.7;
   options.contact.stiffness = {1e8, 2e8 / 3.0};
-  options.collision.margin = 0.1;
+  // Half a diameter: the particles reach ~10 m/s, 0.5 m per step, and contacts must be in the
+  // problem before they close (the chapter needs the gaps g0 of every contact that can close).
+  options.collision.margin = 0.5;
   {
     VariationalStepper stepper(world, options);
-    std::printf("dynamic: family contacts newton solve_s step_s converged\n");
+    std::printf("dynamic: family contacts newton solve_s step_s converged min_gap\n");
     for (int s = 0; s < dynamic_steps; ++s) {
       const auto start = std::chrono::steady_clock::now();
       const StepReport& r = stepper.step();
       const double step_seconds = seconds_since(start);
-      std::printf("dynamic %s %zu %d %.4f %.4f %d\n", family.c_str(), r.contacts.size(),
+      double min_gap = 0.0;
+      for (const Contact& c : r.contacts) min_gap = std::min(min_gap, c.gap);
+      std::printf("dynamic %s %zu %d %.4f %.4f %d %.3g\n", family.c_str(), r.contacts.size(),
                   r.solver_stats.iterations, r.solver_stats.wall_seconds, step_seconds,
-                  r.solver_stats.converged ? 1 : 0);
+                  r.solver_stats.converged ? 1 : 0, min_gap);
     }
   }
   // The walls moved onto the sample (exact extents: the outline vertices of the polygons).
@@ -109,10 +117,12 @@ int main(int argc, char** argv) {
     if (!b.is_dynamic()) continue;
     std::vector<Vec3> points;
     if (const auto* polygon = std::get_if<Polygon>(&b.shape.geometry)) {
-      for (const Vec2& v : polygon->outline) points.push_back(b.position + b.orientation * Vec3(v.x(), v.y(), 0.0));
+      for (const Vec2& v : polygon->outline)
+        points.push_back(b.position + b.orientation * Vec3(v.x(), v.y(), 0.0));
     } else {
       const double r = std::get<Sphere>(b.shape.geometry).radius;
-      for (const Vec3& d : {Vec3(1, 0, 0), Vec3(-1, 0, 0), Vec3(0, 1, 0)}) points.push_back(b.position + r * d);
+      for (const Vec3& d : {Vec3(1, 0, 0), Vec3(-1, 0, 0), Vec3(0, 1, 0)})
+        points.push_back(b.position + r * d);
     }
     for (const Vec3& p : points) {
       top_y = std::max(top_y, p.y());
@@ -127,7 +137,8 @@ int main(int argc, char** argv) {
   for (RigidBody& b : world.bodies) b.set_velocity(Vec6::Zero());
   QuasiStaticOptions quasi;
   quasi.contact = options.contact;
-  if (const char* k = std::getenv("STATIC_KN")) quasi.contact.stiffness = {std::atof(k), 2.0 * std::atof(k) / 3.0};
+  if (const char* k = std::getenv("STATIC_KN"))
+    quasi.contact.stiffness = {std::atof(k), 2.0 * std::atof(k) / 3.0};
   quasi.collision.margin = 0.1;
   quasi.box = {left, right, floor, top};
   QuasiStaticDriver driver(world, quasi);
@@ -137,11 +148,13 @@ int main(int argc, char** argv) {
     LoadStep load{{{top, -Vec3::UnitY(), WallControl::displacement, 1e-3}}};
     if (confined) load.walls.push_back({right, -Vec3::UnitX(), WallControl::force, 125.0 * height});
     const QuasiStaticReport& r = driver.step(load);
-    std::printf("static %s %zu %ld %d %.3f %.5f %.5f %d %s (primal %.2e equality %.2e complementarity %.2e)\n",
-                family.c_str(), r.contacts.size(), r.rattlers, r.interior_point.newton_steps,
-                r.solve_seconds, r.height, r.width, r.converged() ? 1 : 0,
-                r.interior_point.message.c_str(), r.interior_point.primal_residual,
-                r.interior_point.equality_residual, r.interior_point.complementarity);
+    std::printf(
+        "static %s %zu %ld %d %.3f %.5f %.5f %d %s (primal %.2e equality %.2e complementarity "
+        "%.2e)\n",
+        family.c_str(), r.contacts.size(), r.rattlers, r.interior_point.newton_steps,
+        r.solve_seconds, r.height, r.width, r.converged() ? 1 : 0, r.interior_point.message.c_str(),
+        r.interior_point.primal_residual, r.interior_point.equality_residual,
+        r.interior_point.complementarity);
   }
   return 0;
 }

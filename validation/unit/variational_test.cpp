@@ -62,7 +62,8 @@ VecX cvxopt_forces(const ForceProblem& p, const std::string& tag) {
   for (int i = 0; i < a.rows(); ++i) file << p.equality_rhs(i) << ' ';
   file.close();
   const std::string script = std::string(MOREAU_VALIDATION_DIR) + "/unit/cvxopt_coneqp.py";
-  const int code = std::system(("/usr/bin/python3 " + script + " " + input.string() + " " + output.string()).c_str());
+  const int code = std::system(
+      ("/usr/bin/python3 " + script + " " + input.string() + " " + output.string()).c_str());
   if (WIFEXITED(code) && WEXITSTATUS(code) == 3) return {};
   BOOST_REQUIRE_MESSAGE(code == 0, "the CVXOPT reference script failed for " + tag);
   std::ifstream result(output);
@@ -192,10 +193,11 @@ BOOST_AUTO_TEST_CASE(force_problem_matches_cvxopt) {
       const double ours = unconstrained ? natural_map_residual(problem, solution.forces) : 0.0;
       const double theirs = unconstrained ? natural_map_residual(problem, reference) : 0.0;
       BOOST_TEST(ours <= 1e-9);
-      BOOST_TEST((solution.forces - reference).norm() <= std::max(1e-8, 2.0 * theirs) * reference.norm(),
-                 "|f - f_cvxopt| = " << (solution.forces - reference).norm() << ", |f| = "
-                                     << reference.norm() << "; natural-map residual: ours "
-                                     << ours << ", CVXOPT " << theirs);
+      BOOST_TEST(
+          (solution.forces - reference).norm() <= std::max(1e-8, 2.0 * theirs) * reference.norm(),
+          "|f - f_cvxopt| = " << (solution.forces - reference).norm()
+                              << ", |f| = " << reference.norm() << "; natural-map residual: ours "
+                              << ours << ", CVXOPT " << theirs);
       for (int i = 0; i < problem.contact_count(); ++i) {
         BOOST_TEST(std::abs(solution.forces(2 * i + 1)) <=
                    problem.friction(i) * solution.forces(2 * i) * (1.0 + 1e-9) + 1e-12);
@@ -289,9 +291,9 @@ BOOST_AUTO_TEST_CASE(elastic_contact_settles_at_the_hookean_overlap) {
 }
 
 BOOST_AUTO_TEST_CASE(sticking_contact_carries_the_shear_history) {
-  // A square on the floor under gravity tilted by 0.1 g sideways (both corners stick: mu = 0.5): each corner
-  // carries q = k_T x (tangential displacement accumulated over the steps), and at rest the
-  // two corners share the sideways load m g_x.
+  // A square on the floor under gravity tilted by 0.1 g sideways (both corners stick: mu = 0.5):
+  // each corner carries q = k_T x (tangential displacement accumulated over the steps), and at rest
+  // the two corners share the sideways load m g_x.
   World world = test::floor_world(0.5, 9.81, Dimension::two);
   const double gx = 0.1 * 9.81;
   world.gravity = Vec3(gx, -9.81, 0.0);
@@ -331,7 +333,8 @@ BOOST_AUTO_TEST_CASE(sticking_contact_carries_the_shear_history) {
   double sideways = 0.0;
   for (std::size_t i = 0; i < 2; ++i) {
     sideways -= d.forces(2 * i + 1) * r.contacts[i].tangent1.x();
-    BOOST_TEST(-d.forces(2 * i + 1) * r.contacts[i].tangent1.x() == load / 2.0, tt::tolerance(1e-3));
+    BOOST_TEST(-d.forces(2 * i + 1) * r.contacts[i].tangent1.x() == load / 2.0,
+               tt::tolerance(1e-3));
   }
   BOOST_TEST(sideways == load, tt::tolerance(1e-6));
 }
@@ -368,7 +371,8 @@ BOOST_AUTO_TEST_CASE(indeterminate_beam_splits_by_support_stiffness) {
   const StepReport& r = stepper.last_report();
   BOOST_TEST_REQUIRE(r.contacts.size() == 3u);
   for (std::size_t i = 0; i < 3; ++i) {
-    const int support = r.contacts[i].body_a == beam_index ? r.contacts[i].body_b : r.contacts[i].body_a;
+    const int support =
+        r.contacts[i].body_a == beam_index ? r.contacts[i].body_b : r.contacts[i].body_a;
     const double expected = support == 1 ? 6.0 : 2.0;
     BOOST_TEST(variational_details(r).forces(2 * i) == expected, tt::tolerance(1e-6));
   }
@@ -408,7 +412,8 @@ BOOST_AUTO_TEST_CASE(invalid_parameters_are_named) {
 BOOST_AUTO_TEST_CASE(scene_keys_of_the_variational_scheme) {
   auto scene = [](const std::string& integrator, const std::string& solver = "") {
     return nlohmann::json::parse(R"({"dimension": 2, "time_step": 0.01, "steps": 2,
-      "integrator": )" + integrator + (solver.empty() ? "" : ", \"solver\": " + solver) + R"(,
+      "integrator": )" + integrator +
+                                 (solver.empty() ? "" : ", \"solver\": " + solver) + R"(,
       "bodies": [{"name": "floor", "shape": {"type": "half_space", "normal": [0, 1]}},
                  {"name": "p", "shape": {"type": "polygon", "vertices": [[0, 0], [1, 0], [1, 1], [0, 1]]},
                   "position": [0, 0.5]}]})");
@@ -427,11 +432,17 @@ BOOST_AUTO_TEST_CASE(scene_keys_of_the_variational_scheme) {
     }
     return "";
   };
-  BOOST_TEST(error(scene(R"({"scheme": "variational_theta", "k_n": -5})")).find("integrator.k_n") != std::string::npos);
-  BOOST_TEST(error(scene(R"({"scheme": "variational_theta", "k_t": "infinite"})")).find("integrator.k_t") != std::string::npos);
-  BOOST_TEST(error(scene(R"({"scheme": "variational_theta", "theta": 0.2})")).find("integrator.theta") != std::string::npos);
-  BOOST_TEST(error(scene(R"({"scheme": "theta", "k_n": 1e6})")).find("not read by scheme") != std::string::npos);
-  BOOST_TEST(error(scene(R"({"scheme": "variational_theta"})", R"({"name": "pgs"})")).find("solver.name") != std::string::npos);
+  BOOST_TEST(error(scene(R"({"scheme": "variational_theta", "k_n": -5})")).find("integrator.k_n") !=
+             std::string::npos);
+  BOOST_TEST(error(scene(R"({"scheme": "variational_theta", "k_t": "infinite"})"))
+                 .find("integrator.k_t") != std::string::npos);
+  BOOST_TEST(
+      error(scene(R"({"scheme": "variational_theta", "theta": 0.2})")).find("integrator.theta") !=
+      std::string::npos);
+  BOOST_TEST(error(scene(R"({"scheme": "theta", "k_n": 1e6})")).find("not read by scheme") !=
+             std::string::npos);
+  BOOST_TEST(error(scene(R"({"scheme": "variational_theta"})", R"({"name": "pgs"})"))
+                 .find("solver.name") != std::string::npos);
 }
 
 // ---- quasi-static driver (eq. 4.16) ---------------------------------------------------------
@@ -493,9 +504,11 @@ BOOST_AUTO_TEST_CASE(static_displacement_driven_wall) {
   options.contact.stiffness.tangential = 2.0 * k_n / 3.0;
   QuasiStaticDriver driver(world, options);
   for (int s = 0; s < 4; ++s) {
-    const QuasiStaticReport& r = driver.step({{{2, -Vec3::UnitY(), WallControl::displacement, d / 4}}});
+    const QuasiStaticReport& r =
+        driver.step({{{2, -Vec3::UnitY(), WallControl::displacement, d / 4}}});
     BOOST_TEST_REQUIRE(r.converged(), r.interior_point.message);
-    for (int i = 0; i < 2; ++i) BOOST_TEST(r.forces(2 * i) == k_n * (s + 1) * d / 8.0, tt::tolerance(1e-6));
+    for (int i = 0; i < 2; ++i)
+      BOOST_TEST(r.forces(2 * i) == k_n * (s + 1) * d / 8.0, tt::tolerance(1e-6));
     if (s > 0) BOOST_TEST(r.persistent_contacts == 2);
   }
   BOOST_TEST(std::abs(world.bodies[1].position.y() - (0.5 - d / 2.0)) <= 1e-9);
@@ -509,9 +522,10 @@ BOOST_AUTO_TEST_CASE(static_driver_errors) {
                         [](const InputError& e) {
                           return std::string(e.what()).find("walls[0].body") != std::string::npos;
                         });
-  BOOST_CHECK_EXCEPTION(driver.step({{{2, Vec3(1.0, 1.0, 0.0), WallControl::force, 1.0}}}), InputError,
-                        [](const InputError& e) {
-                          return std::string(e.what()).find("walls[0].direction") != std::string::npos;
+  BOOST_CHECK_EXCEPTION(driver.step({{{2, Vec3(1.0, 1.0, 0.0), WallControl::force, 1.0}}}),
+                        InputError, [](const InputError& e) {
+                          return std::string(e.what()).find("walls[0].direction") !=
+                                 std::string::npos;
                         });
   // Under gravity, a particle far from everything has no static equilibrium.
   World loose = test::floor_world(0.5, 9.81, Dimension::two);

@@ -302,7 +302,8 @@ Shape read_polygon(const Node& node, const Context& context) {
     const std::vector<double> xy = v.numbers(2, 2);
     outline.emplace_back(xy[0], xy[1]);
   }
-  const bool origin = node.has("centre") && node.get("centre").choice({"centroid", "origin"}, "centre") == "origin";
+  const bool origin = node.has("centre") &&
+                      node.get("centre").choice({"centroid", "origin"}, "centre") == "origin";
   Shape shape;
   Vec2 centroid = Vec2::Zero();
   try {
@@ -336,7 +337,8 @@ bool has_volume(const ShapeGeometry& geometry) {
 Vec3 aabb_half_extents(const ShapeGeometry& geometry, const Mat3& rotation) {
   if (const auto* sphere = std::get_if<Sphere>(&geometry)) return Vec3::Constant(sphere->radius);
   if (const auto* box = std::get_if<Box>(&geometry)) return rotation.cwiseAbs() * box->half_extents;
-  if (const auto* polygon = std::get_if<Polygon>(&geometry)) return Vec3(polygon->radius, polygon->radius, 0.0);
+  if (const auto* polygon = std::get_if<Polygon>(&geometry))
+    return Vec3(polygon->radius, polygon->radius, 0.0);
   const auto& capsule = std::get<Capsule>(geometry);
   return rotation.col(0).cwiseAbs() * capsule.half_length + Vec3::Constant(capsule.radius);
 }
@@ -929,10 +931,12 @@ void read_integrator(const Node& node, Scene& scene) {
   if (auto x = node.find("compatible")) read_compatible(*x, euler.frictional, euler.compatible);
   // Dumont Sec. 2.1: theta in [1/2, 1]; e_t of eq. 20 in [0, 1].
   // Krabbenhoft/NURBS chapter eq. 4.7: the same range, e = (1 - theta) / theta in [0, 1].
-  if (auto x = node.find("theta")) scene.theta.theta = scene.variational.theta = x->in_range(0.5, 1.0);
+  if (auto x = node.find("theta"))
+    scene.theta.theta = scene.variational.theta = x->in_range(0.5, 1.0);
   // Contact stiffnesses k_N, k_T of eq. 4.8 (N/m per unit thickness), > 0, "inf" for rigid.
   if (auto x = node.find("k_n")) scene.variational.contact.stiffness.normal = read_stiffness(*x);
-  if (auto x = node.find("k_t")) scene.variational.contact.stiffness.tangential = read_stiffness(*x);
+  if (auto x = node.find("k_t"))
+    scene.variational.contact.stiffness.tangential = read_stiffness(*x);
   if (auto x = node.find("tangential_restitution"))
     scene.theta.tangential_restitution = x->in_range(0.0, 1.0);
   // Preclik et al. Sec. 3.1: epsilon in [0, 1].
@@ -1043,9 +1047,10 @@ void read_variational_solver(const Node& root, Scene& scene) {
   if (!section) return;
   if (auto x = section->find("name")) {
     if (scene.solver != "ipm" && scene.solver != "ipm-direct")
-      x->fail("scheme \"variational_theta\" solves with the interior point core: use \"ipm-direct\" "
-              "(default) or \"ipm\"");
-    ipm.backend = scene.solver == "ipm" ? conic::LinearBackend::conjugate_gradient : conic::LinearBackend::cholmod;
+      x->fail("scheme \"variational_theta\" solves with the interior point core: use "
+              "\"ipm-direct\" (default) or \"ipm\"");
+    ipm.backend = scene.solver == "ipm" ? conic::LinearBackend::conjugate_gradient
+                                        : conic::LinearBackend::cholmod;
   }
   if (section->has("tolerance")) ipm.tolerance = scene.solver_options.tolerance;
   if (section->has("max_iterations")) ipm.max_newton_steps = scene.solver_options.max_iterations;

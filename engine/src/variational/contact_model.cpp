@@ -12,7 +12,8 @@ void ContactModel::validate(const World& world) const {
   stiffness.validate();
   if (!material_stiffness.empty() && material_stiffness.size() != world.materials.size()) {
     throw InputError("material_stiffness has " + std::to_string(material_stiffness.size()) +
-                     " entries, the world " + std::to_string(world.materials.size()) + " materials");
+                     " entries, the world " + std::to_string(world.materials.size()) +
+                     " materials");
   }
   for (std::size_t i = 0; i < material_stiffness.size(); ++i) {
     try {
@@ -41,7 +42,8 @@ bool ContactModel::rigid_tangential() const {
 
 ForceProblem contact_force_problem(const World& world, const std::vector<Contact>& contacts,
                                    const VecX& known_displacement, const ContactModel& model,
-                                   const ShearHistory& history, const std::vector<ContactKey>& keys) {
+                                   const ShearHistory& history,
+                                   const std::vector<ContactKey>& keys) {
   const int n = static_cast<int>(contacts.size());
   ForceProblem problem;
   problem.friction = model.frictional ? friction_coefficients(world, contacts) : VecX::Zero(n);
@@ -56,8 +58,10 @@ ForceProblem contact_force_problem(const World& world, const std::vector<Contact
         problem.compliance(2 * i + 1) = model.stiffness.tangential_compliance();
         continue;
       }
-      const ContactStiffness& a = model.material_stiffness[world.bodies[contacts[i].body_a].material];
-      const ContactStiffness& b = model.material_stiffness[world.bodies[contacts[i].body_b].material];
+      const ContactStiffness& a =
+          model.material_stiffness[world.bodies[contacts[i].body_a].material];
+      const ContactStiffness& b =
+          model.material_stiffness[world.bodies[contacts[i].body_b].material];
       problem.compliance(2 * i) = a.normal_compliance() + b.normal_compliance();
       problem.compliance(2 * i + 1) = a.tangential_compliance() + b.tangential_compliance();
     }

@@ -46,7 +46,8 @@ SparseMatrix scaling_matrix(const VecX& friction, const ConeLayout& layout) {
   std::vector<Eigen::Triplet<double>> triplets;
   for (int i = 0; i < n; ++i) {
     triplets.emplace_back(2 * i, layout.offsets[i], 1.0);
-    if (layout.dimensions[i] == 2) triplets.emplace_back(2 * i + 1, layout.offsets[i] + 1, friction(i));
+    if (layout.dimensions[i] == 2)
+      triplets.emplace_back(2 * i + 1, layout.offsets[i] + 1, friction(i));
   }
   SparseMatrix s(2 * n, layout.size);
   s.setFromTriplets(triplets.begin(), triplets.end());
@@ -67,10 +68,11 @@ conic::StopTest stop_test(const conic::ConicQp& qp, const ForceProblem& problem,
   const double force_scale = problem.force_scale;
   const double length_scale = problem.length_scale;
   const std::vector<int> offsets = conic::cone_offsets(qp.cone_dimensions);
-  return [&qp, r_norm, scale, force_scale, length_scale, offsets, tolerance](const conic::InteriorPointIterate& it) {
+  return [&qp, r_norm, scale, force_scale, length_scale, offsets,
+          tolerance](const conic::InteriorPointIterate& it) {
     const double force = std::max({it.x.cwiseAbs().maxCoeff(), force_scale, kTiny});
-    const double primal = r_norm > 0.0 ? it.stats.primal_residual
-                                       : it.stats.primal_residual * kTiny / length_scale;
+    const double primal =
+        r_norm > 0.0 ? it.stats.primal_residual : it.stats.primal_residual * kTiny / length_scale;
     double complementarity = 0.0;
     for (std::size_t k = 0; k < qp.cone_dimensions.size(); ++k) {
       const int o = offsets[k];
@@ -82,10 +84,12 @@ conic::StopTest stop_test(const conic::ConicQp& qp, const ForceProblem& problem,
         x_norm = std::hypot(x0, x1);
         y_norm = std::hypot(y0, y1);
       }
-      complementarity = std::max(complementarity, product / std::max({x_norm * scale, y_norm * force, kTiny}));
+      complementarity =
+          std::max(complementarity, product / std::max({x_norm * scale, y_norm * force, kTiny}));
     }
     double equality = 0.0;
-    if (qp.equality.rows() > 0) equality = (qp.equality * it.x - qp.equality_rhs).cwiseAbs().maxCoeff() / force;
+    if (qp.equality.rows() > 0)
+      equality = (qp.equality * it.x - qp.equality_rhs).cwiseAbs().maxCoeff() / force;
     return std::max({primal, complementarity, equality}) <= tolerance;
   };
 }
@@ -93,9 +97,11 @@ conic::StopTest stop_test(const conic::ConicQp& qp, const ForceProblem& problem,
 }  // namespace
 
 void ContactStiffness::validate() const {
-  if (!(normal > 0.0)) throw InputError("k_n must be > 0 (inf for a rigid contact), got " + std::to_string(normal));
+  if (!(normal > 0.0))
+    throw InputError("k_n must be > 0 (inf for a rigid contact), got " + std::to_string(normal));
   if (!(tangential > 0.0)) {
-    throw InputError("k_t must be > 0 (inf for a rigid contact), got " + std::to_string(tangential));
+    throw InputError("k_t must be > 0 (inf for a rigid contact), got " +
+                     std::to_string(tangential));
   }
 }
 
@@ -104,8 +110,8 @@ void ForceProblem::validate() const {
   if (hessian.rows() != 0 || hessian.cols() != 0) {
     if (hessian.rows() != rows || hessian.cols() != rows) {
       throw InputError("variational force problem: hessian is " + std::to_string(hessian.rows()) +
-                       " x " + std::to_string(hessian.cols()) + ", expected " + std::to_string(rows) +
-                       " square (or empty for N = 0)");
+                       " x " + std::to_string(hessian.cols()) + ", expected " +
+                       std::to_string(rows) + " square (or empty for N = 0)");
     }
   }
   require_size(linear, rows, "linear", false);
@@ -155,7 +161,8 @@ ForceSolution solve_force_problem(const ForceProblem& problem,
   // c - C_T q0 on the tangential rows: the linear part of 1/2 (q - q0)^T C_T (q - q0).
   VecX linear = problem.linear;
   if (problem.compliance.size() > 0 && problem.shear_history.size() > 0) {
-    for (int i = 0; i < n; ++i) linear(2 * i + 1) -= problem.compliance(2 * i + 1) * problem.shear_history(i);
+    for (int i = 0; i < n; ++i)
+      linear(2 * i + 1) -= problem.compliance(2 * i + 1) * problem.shear_history(i);
   }
   SparseMatrix hessian(layout.size, layout.size);
   if (problem.hessian.rows() > 0) hessian = SparseMatrix(st * problem.hessian * s);
@@ -174,15 +181,15 @@ ForceSolution solve_force_problem(const ForceProblem& problem,
 
   ForceSolution solution;
   VecX x, y;
-  solution.stats = conic::solve_conic_qp(
-      qp, options, x, y, solution.multipliers, false,
-      stop_test(qp, problem, options.tolerance));
+  solution.stats = conic::solve_conic_qp(qp, options, x, y, solution.multipliers, false,
+                                         stop_test(qp, problem, options.tolerance));
   solution.forces = s * x;
   // y = S^T (...): the tangential row carries mu times the tangential slack.
   solution.slack = VecX::Zero(2 * n);
   for (int i = 0; i < n; ++i) {
     solution.slack(2 * i) = y(layout.offsets[i]);
-    if (layout.dimensions[i] == 2) solution.slack(2 * i + 1) = y(layout.offsets[i] + 1) / problem.friction(i);
+    if (layout.dimensions[i] == 2)
+      solution.slack(2 * i + 1) = y(layout.offsets[i] + 1) / problem.friction(i);
   }
   solution.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -25,7 +25,8 @@ void check_load(const World& world, const LoadStep& load) {
     if (world.bodies[w.body].is_dynamic())
       throw InputError(where + ".body: body " + std::to_string(w.body) +
                        " is dynamic; a wall must be prescribed or fixed");
-    if (!w.direction.allFinite() || std::abs(w.direction.norm() - 1.0) > 1e-9 || w.direction.z() != 0.0)
+    if (!w.direction.allFinite() || std::abs(w.direction.norm() - 1.0) > 1e-9 ||
+        w.direction.z() != 0.0)
       throw InputError(where + ".direction: must be a unit vector in the xy plane");
     if (!std::isfinite(w.value)) throw InputError(where + ".value: not finite");
   }
@@ -52,7 +53,8 @@ bool remove_floating_clusters(const World& world, const std::vector<Contact>& co
   for (const Contact& c : contacts) {
     for (const int b : {c.body_a, c.body_b}) {
       const int other = b == c.body_a ? c.body_b : c.body_a;
-      if (world.bodies[b].is_dynamic() && !world.bodies[other].is_dynamic()) anchored[root(parent, b)] = true;
+      if (world.bodies[b].is_dynamic() && !world.bodies[other].is_dynamic())
+        anchored[root(parent, b)] = true;
     }
   }
   for (int b = 0; b < bodies; ++b) {
@@ -85,16 +87,17 @@ std::vector<Contact> without_rattlers(const World& world, std::vector<Contact> c
       if (!world.bodies[b].is_dynamic() || removed[b]) continue;
       const bool loaded = load[b].norm() > 0.0;
       if (loaded && count[b] == 0)
-        throw SimulationError("quasi-static step: particle " + std::to_string(b) + " (" +
-                              world.bodies[b].name +
-                              ") is loaded and has no contact: the static problem (Krabbenhoft/NURBS "
-                              "chapter eq. 4.16) has no solution");
+        throw SimulationError(
+            "quasi-static step: particle " + std::to_string(b) + " (" + world.bodies[b].name +
+            ") is loaded and has no contact: the static problem (Krabbenhoft/NURBS "
+            "chapter eq. 4.16) has no solution");
       if (!loaded && count[b] < 2) {
         removed[b] = true;
         changed = true;
       }
     }
-    std::erase_if(contacts, [&](const Contact& c) { return removed[c.body_a] || removed[c.body_b]; });
+    std::erase_if(contacts,
+                  [&](const Contact& c) { return removed[c.body_a] || removed[c.body_b]; });
     if (!changed) changed = remove_floating_clusters(world, contacts, load, removed);
   }
   rattlers = 0;
@@ -167,7 +170,8 @@ Equilibrium equilibrium(const World& world, const std::vector<Contact>& contacts
   }
   std::vector<Eigen::Triplet<double>> kept_triplets;
   for (int k = 0; k < static_cast<int>(kept.size()); ++k) {
-    for (SparseMatrix::InnerIterator it(full, kept[k]); it; ++it) kept_triplets.emplace_back(k, static_cast<int>(it.col()), it.value());
+    for (SparseMatrix::InnerIterator it(full, kept[k]); it; ++it)
+      kept_triplets.emplace_back(k, static_cast<int>(it.col()), it.value());
   }
   eq.matrix.resize(static_cast<int>(kept.size()), full.cols());
   eq.matrix.setFromTriplets(kept_triplets.begin(), kept_triplets.end());
@@ -190,9 +194,11 @@ void QuasiStaticOptions::validate(const World& world) const {
   collision.validate();
   interior_point.validate();
   const int n = static_cast<int>(world.bodies.size());
-  for (const auto& [name, index] : {std::pair{"box.left", box.left}, std::pair{"box.right", box.right},
-                                    std::pair{"box.bottom", box.bottom}, std::pair{"box.top", box.top}}) {
-    if (index < -1 || index >= n) throw InputError(std::string(name) + ": no body " + std::to_string(index));
+  for (const auto& [name, index] :
+       {std::pair{"box.left", box.left}, std::pair{"box.right", box.right},
+        std::pair{"box.bottom", box.bottom}, std::pair{"box.top", box.top}}) {
+    if (index < -1 || index >= n)
+      throw InputError(std::string(name) + ": no body " + std::to_string(index));
   }
 }
 
@@ -200,7 +206,9 @@ QuasiStaticDriver::QuasiStaticDriver(World& world, QuasiStaticOptions options)
     : world_(world), options_(std::move(options)) {
   world_.validate();
   if (!world_.is_planar())
-    throw InputError("quasi-static driver: two-dimensional only (Krabbenhoft/NURBS chapter Sec. 4.2); set dimension 2");
+    throw InputError(
+        "quasi-static driver: two-dimensional only (Krabbenhoft/NURBS chapter Sec. 4.2); set "
+        "dimension 2");
   options_.validate(world_);
 }
 
@@ -209,7 +217,8 @@ const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
   const int bodies = static_cast<int>(world_.bodies.size());
   std::vector<Vec6> particle_load(bodies, Vec6::Zero());
   for (int b = 0; b < bodies; ++b) {
-    if (options_.gravity && world_.bodies[b].is_dynamic()) particle_load[b] = world_.external_force(b);
+    if (options_.gravity && world_.bodies[b].is_dynamic())
+      particle_load[b] = world_.external_force(b);
   }
   QuasiStaticReport report;
   report.step = steps_ + 1;
@@ -221,11 +230,12 @@ const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
   // The prescribed wall displacements enter the gaps: g = g0 + H^T dx_walls.
   VecX wall_motion = VecX::Zero(kBodyDofs * bodies);
   for (const WallLoad& w : load.walls) {
-    if (w.control == WallControl::displacement) wall_motion.segment<3>(kBodyDofs * w.body) = w.value * w.direction;
+    if (w.control == WallControl::displacement)
+      wall_motion.segment<3>(kBodyDofs * w.body) = w.value * w.direction;
   }
   const std::vector<variational::ContactKey> keys = variational::contact_keys(contacts);
-  variational::ForceProblem problem =
-      variational::contact_force_problem(world_, contacts, wall_motion, options_.contact, history_, keys);
+  variational::ForceProblem problem = variational::contact_force_problem(
+      world_, contacts, wall_motion, options_.contact, history_, keys);
   if (!options_.contact.rigid_tangential()) report.persistent_contacts = history_.persistent(keys);
   for (const WallLoad& w : load.walls) {
     const bool touched = std::any_of(contacts.begin(), contacts.end(), [&](const Contact& c) {
@@ -233,7 +243,8 @@ const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
     });
     if (w.control == WallControl::force && w.value != 0.0 && !touched)
       throw SimulationError("quasi-static step: wall body " + std::to_string(w.body) + " (" +
-                            world_.bodies[w.body].name + ") carries a force " + std::to_string(w.value) +
+                            world_.bodies[w.body].name + ") carries a force " +
+                            std::to_string(w.value) +
                             " N and touches no particle within the collision margin: no static "
                             "equilibrium (Krabbenhoft/NURBS chapter eq. 4.16)");
   }
@@ -247,10 +258,12 @@ const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
   if (problem.compliance.size() > 0 && n > 0) {
     const double mean_compliance = problem.compliance.sum() / problem.compliance.size();
     const double scale = problem.linear.size() > 0 ? problem.linear.cwiseAbs().maxCoeff() : 0.0;
-    problem.force_scale = std::max(problem.force_scale, (scale > 0.0 ? scale : problem.length_scale) / mean_compliance);
+    problem.force_scale = std::max(problem.force_scale,
+                                   (scale > 0.0 ? scale : problem.length_scale) / mean_compliance);
   }
 
-  const variational::ForceSolution solution = variational::solve_force_problem(problem, options_.interior_point);
+  const variational::ForceSolution solution =
+      variational::solve_force_problem(problem, options_.interior_point);
   report.interior_point = solution.stats;
   report.solve_seconds = solution.wall_seconds;
   report.forces = n > 0 ? solution.forces : VecX::Zero(0);
@@ -277,13 +290,19 @@ const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
     for (int b = 0; b < bodies; ++b) {
       RigidBody& body = world_.bodies[b];
       body.position += move[b];
-      if (turn[b] != 0.0) body.orientation = (Quat(Eigen::AngleAxisd(turn[b], Vec3::UnitZ())) * body.orientation).normalized();
+      if (turn[b] != 0.0)
+        body.orientation =
+            (Quat(Eigen::AngleAxisd(turn[b], Vec3::UnitZ())) * body.orientation).normalized();
       if (body.is_dynamic()) body.set_velocity(Vec6::Zero());
     }
-    for (const WallLoad& w : load.walls) report.walls.push_back({w.body, world_.bodies[w.body].position, move[w.body].dot(w.direction), Vec3::Zero()});
-    if (!options_.contact.rigid_tangential()) history_.store(keys, variational::tangential_forces(solution, n));
+    for (const WallLoad& w : load.walls)
+      report.walls.push_back(
+          {w.body, world_.bodies[w.body].position, move[w.body].dot(w.direction), Vec3::Zero()});
+    if (!options_.contact.rigid_tangential())
+      history_.store(keys, variational::tangential_forces(solution, n));
   } else {
-    for (const WallLoad& w : load.walls) report.walls.push_back({w.body, world_.bodies[w.body].position, 0.0, Vec3::Zero()});
+    for (const WallLoad& w : load.walls)
+      report.walls.push_back({w.body, world_.bodies[w.body].position, 0.0, Vec3::Zero()});
   }
   for (WallState& wall : report.walls) {
     for (int i = 0; i < n; ++i) {

@@ -18,14 +18,16 @@ std::vector<ContactKey> contact_keys(const std::vector<Contact>& contacts) {
 VecX ShearHistory::lookup(const std::vector<ContactKey>& keys) const {
   VecX q0 = VecX::Zero(static_cast<Eigen::Index>(keys.size()));
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    if (const auto it = forces_.find(keys[i]); it != forces_.end()) q0(static_cast<Eigen::Index>(i)) = it->second;
+    if (const auto it = forces_.find(keys[i]); it != forces_.end())
+      q0(static_cast<Eigen::Index>(i)) = it->second;
   }
   return q0;
 }
 
 void ShearHistory::store(const std::vector<ContactKey>& keys, const VecX& tangential_forces) {
   forces_.clear();
-  for (std::size_t i = 0; i < keys.size(); ++i) forces_[keys[i]] = tangential_forces(static_cast<Eigen::Index>(i));
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    forces_[keys[i]] = tangential_forces(static_cast<Eigen::Index>(i));
 }
 
 long ShearHistory::persistent(const std::vector<ContactKey>& keys) const {

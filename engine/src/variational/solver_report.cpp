@@ -19,7 +19,8 @@ SolverStats solver_stats(const ForceSolution& solution, const conic::InteriorPoi
   }
   const conic::InteriorPointStats& ipm = solution.stats;
   stats.iterations = ipm.newton_steps;
-  stats.criterion_value = std::max({ipm.primal_residual, ipm.equality_residual, ipm.complementarity});
+  stats.criterion_value =
+      std::max({ipm.primal_residual, ipm.equality_residual, ipm.complementarity});
   stats.merit = stats.criterion_value;
   stats.converged = ipm.status == conic::InteriorPointStatus::converged;
   stats.termination = stats.converged ? Termination::converged

@@ -12,12 +12,14 @@ namespace moreau {
 
 void VariationalOptions::validate(const World& world) const {
   if (!(time_step > 0.0) || !std::isfinite(time_step)) {
-    throw InputError("time_step must be a finite positive number, got " + std::to_string(time_step));
+    throw InputError("time_step must be a finite positive number, got " +
+                     std::to_string(time_step));
   }
   // Krabbenhoft/NURBS chapter eq. 4.7: e = (1 - theta) / theta in [0, 1].
   if (!(theta >= 0.5 && theta <= 1.0)) {
-    throw InputError("theta must be in [0.5, 1] (restitution e = (1 - theta) / theta in [0, 1]), got " +
-                     std::to_string(theta));
+    throw InputError(
+        "theta must be in [0.5, 1] (restitution e = (1 - theta) / theta in [0, 1]), got " +
+        std::to_string(theta));
   }
   contact.validate(world);
   collision.validate();
@@ -29,8 +31,9 @@ VariationalStepper::VariationalStepper(World& world, VariationalOptions options)
   world_.validate();
   options_.validate(world_);
   if (!world_.is_planar()) {
-    throw InputError("variational_theta: the scheme is two-dimensional (Krabbenhoft/NURBS chapter "
-                     "Sec. 4.2); set dimension 2");
+    throw InputError(
+        "variational_theta: the scheme is two-dimensional (Krabbenhoft/NURBS chapter "
+        "Sec. 4.2); set dimension 2");
   }
 }
 
@@ -53,9 +56,10 @@ const StepReport& VariationalStepper::step() {
     const RigidBody& body = world_.bodies[b];
     if (body.motion == Motion::fixed) continue;
     const Vec6 v = body.velocity();
-    const Vec6 dv = body.is_dynamic()
-                        ? Vec6(dt * inverse_mass(body, world_.dimension).apply(world_.external_force(b)))
-                        : Vec6::Zero();
+    const Vec6 dv =
+        body.is_dynamic()
+            ? Vec6(dt * inverse_mass(body, world_.dimension).apply(world_.external_force(b)))
+            : Vec6::Zero();
     v0.segment<6>(kBodyDofs * b) = v;
     v_free.segment<6>(kBodyDofs * b) = v + dv;
     dx_free.segment<6>(kBodyDofs * b) = dt * v + theta * dt * dv;
@@ -63,8 +67,8 @@ const StepReport& VariationalStepper::step() {
 
   ContactSystem system(world_, contacts, 2);
   const std::vector<variational::ContactKey> keys = variational::contact_keys(contacts);
-  variational::ForceProblem problem =
-      variational::contact_force_problem(world_, contacts, dx_free, options_.contact, history_, keys);
+  variational::ForceProblem problem = variational::contact_force_problem(
+      world_, contacts, dx_free, options_.contact, history_, keys);
   if (n > 0) problem.hessian = (theta * dt * dt) * system.assemble();
   problem.force_scale = variational::mean_particle_weight(world_, problem.length_scale / (dt * dt));
   VecX displacement = problem.linear;  // g0 e_n + H^T dx_free
@@ -74,7 +78,8 @@ const StepReport& VariationalStepper::step() {
   details.persistent_contacts = options_.contact.rigid_tangential() ? 0 : history_.persistent(keys);
 
   const std::clock_t cpu_start = std::clock();
-  variational::ForceSolution solution = variational::solve_force_problem(problem, options_.interior_point);
+  variational::ForceSolution solution =
+      variational::solve_force_problem(problem, options_.interior_point);
   report.solve_cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
   report.solver_stats = variational::solver_stats(solution, options_.interior_point, n);
   if (n == 0) solution.forces = VecX::Zero(0);
@@ -93,14 +98,16 @@ const StepReport& VariationalStepper::step() {
   if (n > 0) displacement += (theta * dt) * system.contact_velocity(dv);
   integrate_positions(world_, dt);
   for (int b = 0; b < body_count; ++b) {
-    if (world_.bodies[b].is_dynamic()) world_.bodies[b].set_velocity(v_free.segment<6>(kBodyDofs * b));
+    if (world_.bodies[b].is_dynamic())
+      world_.bodies[b].set_velocity(v_free.segment<6>(kBodyDofs * b));
   }
 
   details.forces = solution.forces;
   details.displacements = displacement;
   for (int i = 0; i < n; ++i) details.displacements(2 * i) += contacts[i].gap;
   details.interior_point = solution.stats;
-  if (!options_.contact.rigid_tangential() && n > 0) history_.store(keys, variational::tangential_forces(solution, n));
+  if (!options_.contact.rigid_tangential() && n > 0)
+    history_.store(keys, variational::tangential_forces(solution, n));
   if (n == 0) history_.clear();
   report.details = std::move(details);
   return finish_step(std::move(report));
@@ -108,7 +115,8 @@ const StepReport& VariationalStepper::step() {
 
 const VariationalStepDetails& variational_details(const StepReport& report) {
   const auto* details = std::get_if<VariationalStepDetails>(&report.details);
-  if (!details) throw InputError("variational_details: the report is not of a variational_theta step");
+  if (!details)
+    throw InputError("variational_details: the report is not of a variational_theta step");
   return *details;
 }
 

@@ -6,7 +6,8 @@
 //   ImpulseVelocityStepper    Preclik et al. Sec. 3.1                impulse_velocity_stepper.hpp
 //   DemStepper                explicit penalty DEM (velocity Verlet) dem/dem_stepper.hpp
 //   ShakeStepper              Kleinert et al. eq. 14-21 (SHAKE, RATTLE) shake_stepper.hpp
-//   VariationalStepper        Krabbenhoft/NURBS chapter eq. 4.4-4.15   variational/variational_stepper.hpp
+//   VariationalStepper        Krabbenhoft/NURBS chapter eq. 4.4-4.15
+//                             (variational/variational_stepper.hpp)
 // The three contact-dynamics schemes share one step pipeline (ContactDynamicsStepper,
 // contact_dynamics_stepper.hpp) and differ only in the hooks where their papers differ.
 #include <functional>

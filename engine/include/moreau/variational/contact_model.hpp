@@ -22,7 +22,7 @@ struct ContactModel {
   bool frictional = true;  // mu from the world's friction table; false: mu = 0
   // Throws InputError naming k_n, k_t or material_stiffness[i].
   void validate(const World& world) const;
-  bool rigid() const;  // no contact has a compliance
+  bool rigid() const;             // no contact has a compliance
   bool rigid_tangential() const;  // no contact has a tangential compliance (no history kept)
 };
 
@@ -32,7 +32,8 @@ struct ContactModel {
 // the mean particle radius. The hessian and equality constraints are the caller's.
 ForceProblem contact_force_problem(const World& world, const std::vector<Contact>& contacts,
                                    const VecX& known_displacement, const ContactModel& model,
-                                   const ShearHistory& history, const std::vector<ContactKey>& keys);
+                                   const ShearHistory& history,
+                                   const std::vector<ContactKey>& keys);
 
 // The tangential forces q of a solution (one per contact), for ShearHistory::store.
 VecX tangential_forces(const ForceSolution& solution, int contact_count);

@@ -49,11 +49,11 @@ struct ContactStiffness {
 };
 
 struct ForceProblem {
-  SparseMatrix hessian;  // N, 2 rows per contact (n, t); 0 x 0 for N = 0
-  VecX linear;           // c, 2 per contact, m
-  VecX compliance;       // diagonal of C: (C_N, C_T) per contact, m/N; empty: rigid
-  VecX shear_history;    // q0 per contact (N); empty: none. Enters only where C_T > 0
-  VecX friction;         // mu per contact (>= 0)
+  SparseMatrix hessian;   // N, 2 rows per contact (n, t); 0 x 0 for N = 0
+  VecX linear;            // c, 2 per contact, m
+  VecX compliance;        // diagonal of C: (C_N, C_T) per contact, m/N; empty: rigid
+  VecX shear_history;     // q0 per contact (N); empty: none. Enters only where C_T > 0
+  VecX friction;          // mu per contact (>= 0)
   SparseMatrix equality;  // A (rows x 2 per contact); 0 rows: none
   VecX equality_rhs;      // b, N (and N m for moment rows)
   // The scales of the stop test (force_problem.cpp): displacements are measured relative to

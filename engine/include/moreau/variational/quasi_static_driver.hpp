@@ -25,8 +25,8 @@
 // step, as granular mechanics treats rattlers: an unloaded particle with fewer than two
 // contacts carries no force (its contacts drop out, iteratively), and so does an unloaded
 // cluster of particles that touch only each other (its rigid motion is free); a loaded
-// particle without contacts has no static solution (error). Equilibrium rows that no force reaches (the
-// rotation of a frictionless disk) are dropped when their load is zero.
+// particle without contacts has no static solution (error). Equilibrium rows that no force reaches
+// (the rotation of a frictionless disk) are dropped when their load is zero.
 #include <limits>
 #include <vector>
 
@@ -64,8 +64,8 @@ struct SampleBox {
 
 struct QuasiStaticOptions {
   variational::ContactModel contact;  // k_N, k_T (inf: rigid), per-material, friction
-  bool gravity = false;                     // f_ext = the world's gravity on the particles
-  CollisionOptions collision;               // margin: must exceed the motion of one load step
+  bool gravity = false;               // f_ext = the world's gravity on the particles
+  CollisionOptions collision;         // margin: must exceed the motion of one load step
   conic::InteriorPointOptions interior_point = variational::default_interior_point_options();
   SampleBox box;
   void validate(const World& world) const;  // throws InputError naming the field
@@ -74,7 +74,7 @@ struct QuasiStaticOptions {
 struct WallState {
   int body = -1;
   Vec3 position = Vec3::Zero();
-  double displacement = 0.0;    // along the load's direction in this step, m
+  double displacement = 0.0;          // along the load's direction in this step, m
   Vec3 contact_force = Vec3::Zero();  // total force of the particles on the wall, N
 };
 
@@ -86,10 +86,10 @@ struct QuasiStaticReport {
   double width = std::numeric_limits<double>::quiet_NaN();  // from SampleBox, m
   double height = std::numeric_limits<double>::quiet_NaN();
   double area = std::numeric_limits<double>::quiet_NaN();  // the sample "volume" in 2D, m^2
-  long rattlers = 0;              // particles taken out of the step
-  long persistent_contacts = 0;   // contacts that carried a shear history
+  long rattlers = 0;                                       // particles taken out of the step
+  long persistent_contacts = 0;                            // contacts that carried a shear history
   conic::InteriorPointStats interior_point;
-  double solve_seconds = 0.0;     // wall-clock of the conic solve
+  double solve_seconds = 0.0;  // wall-clock of the conic solve
   bool converged() const { return interior_point.status == conic::InteriorPointStatus::converged; }
 };
 
