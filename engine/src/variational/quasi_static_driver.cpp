@@ -187,6 +187,52 @@ Equilibrium equilibrium(const World& world, const std::vector<Contact>& contacts
   return eq;
 }
 
+// Moves the bodies by the step's displacements: minus the multipliers of the equilibrium rows
+// (eq. 4.8 without the inertia terms) and the prescribed wall displacements; returns them.
+std::vector<Vec3> apply_displacements(World& world, const Equilibrium& eq, const VecX& multipliers,
+                                      const LoadStep& load) {
+  const int bodies = static_cast<int>(world.bodies.size());
+  std::vector<Vec3> move(bodies, Vec3::Zero());
+  std::vector<double> turn(bodies, 0.0);
+  for (int r = 0; r < static_cast<int>(eq.row_body.size()); ++r) {
+    const int b = eq.row_body[r];
+    const double u = -multipliers(r);
+    if (eq.row_dof[r] < 0) {
+      for (const WallLoad& w : load.walls) {
+        if (w.body == b) move[b] = u * w.direction;
+      }
+    } else if (eq.row_dof[r] < 2) {
+      move[b](eq.row_dof[r]) = u;
+    } else {
+      turn[b] = u;
+    }
+  }
+  for (const WallLoad& w : load.walls) {
+    if (w.control == WallControl::displacement) move[w.body] = w.value * w.direction;
+  }
+  for (int b = 0; b < bodies; ++b) {
+    RigidBody& body = world.bodies[b];
+    body.position += move[b];
+    if (turn[b] != 0.0)
+      body.orientation =
+          (Quat(Eigen::AngleAxisd(turn[b], Vec3::UnitZ())) * body.orientation).normalized();
+    if (body.is_dynamic()) body.set_velocity(Vec6::Zero());
+  }
+  return move;
+}
+
+// The total force of the contacts on a wall (body b receives +f, body a -f).
+Vec3 wall_force(const std::vector<Contact>& contacts, const VecX& forces, int wall) {
+  Vec3 total = Vec3::Zero();
+  for (int i = 0; i < static_cast<int>(contacts.size()); ++i) {
+    const Contact& c = contacts[i];
+    const Vec3 f = forces(2 * i) * c.normal + forces(2 * i + 1) * c.tangent1;
+    if (c.body_b == wall) total += f;
+    if (c.body_a == wall) total -= f;
+  }
+  return total;
+}
+
 }  // namespace
 
 void QuasiStaticOptions::validate(const World& world) const {
@@ -267,50 +313,15 @@ const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
   report.interior_point = solution.stats;
   report.solve_seconds = solution.wall_seconds;
   report.forces = n > 0 ? solution.forces : VecX::Zero(0);
+  std::vector<Vec3> move(bodies, Vec3::Zero());
   if (report.converged()) {
-    // Displacements: minus the multipliers of the equilibrium rows (eq. 4.8 without inertia).
-    std::vector<Vec3> move(bodies, Vec3::Zero());
-    std::vector<double> turn(bodies, 0.0);
-    for (int r = 0; r < static_cast<int>(eq.row_body.size()); ++r) {
-      const int b = eq.row_body[r];
-      const double u = -solution.multipliers(r);
-      if (eq.row_dof[r] < 0) {
-        for (const WallLoad& w : load.walls) {
-          if (w.body == b) move[b] = u * w.direction;
-        }
-      } else if (eq.row_dof[r] < 2) {
-        move[b](eq.row_dof[r]) = u;
-      } else {
-        turn[b] = u;
-      }
-    }
-    for (const WallLoad& w : load.walls) {
-      if (w.control == WallControl::displacement) move[w.body] = w.value * w.direction;
-    }
-    for (int b = 0; b < bodies; ++b) {
-      RigidBody& body = world_.bodies[b];
-      body.position += move[b];
-      if (turn[b] != 0.0)
-        body.orientation =
-            (Quat(Eigen::AngleAxisd(turn[b], Vec3::UnitZ())) * body.orientation).normalized();
-      if (body.is_dynamic()) body.set_velocity(Vec6::Zero());
-    }
-    for (const WallLoad& w : load.walls)
-      report.walls.push_back(
-          {w.body, world_.bodies[w.body].position, move[w.body].dot(w.direction), Vec3::Zero()});
+    move = apply_displacements(world_, eq, solution.multipliers, load);
     if (!options_.contact.rigid_tangential())
       history_.store(keys, variational::tangential_forces(solution, n));
-  } else {
-    for (const WallLoad& w : load.walls)
-      report.walls.push_back({w.body, world_.bodies[w.body].position, 0.0, Vec3::Zero()});
   }
-  for (WallState& wall : report.walls) {
-    for (int i = 0; i < n; ++i) {
-      const Contact& c = contacts[i];
-      const Vec3 f = report.forces(2 * i) * c.normal + report.forces(2 * i + 1) * c.tangent1;
-      if (c.body_b == wall.body) wall.contact_force += f;
-      if (c.body_a == wall.body) wall.contact_force -= f;
-    }
+  for (const WallLoad& w : load.walls) {
+    report.walls.push_back({w.body, world_.bodies[w.body].position, move[w.body].dot(w.direction),
+                            wall_force(contacts, report.forces, w.body)});
   }
   const SampleBox& box = options_.box;
   if (box.left >= 0 && box.right >= 0)
