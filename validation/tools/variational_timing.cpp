@@ -80,7 +80,9 @@ int main(int argc, char** argv) {
   world.gravity = Vec3(0.0, -9.81, 0.0);
   world.friction = FrictionTable(0.5);
   const int columns = 40;
-  const double spacing = 1.3, width = columns * spacing;
+  // SPACING (environment, default 1.3 diameters) and MARGIN (default 0.5) for other packings.
+  const double spacing = std::getenv("SPACING") ? std::atof(std::getenv("SPACING")) : 1.3;
+  const double width = columns * spacing;
   const int floor = add_wall(world, Vec3::UnitY(), Vec3::Zero(), Motion::fixed);
   const int left = add_wall(world, Vec3::UnitX(), Vec3::Zero(), Motion::fixed);
   const int right = add_wall(world, -Vec3::UnitX(), Vec3(width, 0.0, 0.0), Motion::prescribed);
@@ -96,7 +98,7 @@ int main(int argc, char** argv) {
   options.contact.stiffness = {1e8, 2e8 / 3.0};
   // Half a diameter: the particles reach ~10 m/s, 0.5 m per step, and contacts must be in the
   // problem before they close (the chapter needs the gaps g0 of every contact that can close).
-  options.collision.margin = 0.5;
+  options.collision.margin = std::getenv("MARGIN") ? std::atof(std::getenv("MARGIN")) : 0.5;
   {
     VariationalStepper stepper(world, options);
     std::printf("dynamic: family contacts newton solve_s step_s converged min_gap\n");
