@@ -536,3 +536,46 @@ BOOST_AUTO_TEST_CASE(static_driver_errors) {
   QuasiStaticDriver falling(loose, options);
   BOOST_CHECK_THROW(falling.step({}), SimulationError);
 }
+
+BOOST_AUTO_TEST_CASE(static_confined_sample_balances_its_walls) {
+  // A 3 x 3 block of unit disks in a box: floor and left wall fixed, the top wall pressed down
+  // by displacement steps, the right wall held by a confining force (the biaxial test's loading
+  // in miniature, k_N = 1e6, k_T = 2 k_N / 3). Every step converges with every disk in the
+  // problem, the right wall carries the applied force, the axial load on the top wall exceeds
+  // the lateral one (the sample is compressed axially) and the area shrinks.
+  World world = test::floor_world(0.5, 0.0, Dimension::two);
+  for (int j = 0; j < 3; ++j)
+    for (int i = 0; i < 3; ++i) test::add_ball(world, 0.5, 1.0, Vec3(0.5 + i, 0.5 + j, 0.0));
+  auto wall = [&](const Vec3& normal, const Vec3& position, Motion motion) {
+    RigidBody body;
+    body.motion = motion;
+    body.shape.geometry = HalfSpace{normal};
+    body.position = position;
+    return world.add_body(body);
+  };
+  const int left = wall(Vec3::UnitX(), Vec3::Zero(), Motion::fixed);
+  const int right = wall(-Vec3::UnitX(), Vec3(3.0, 0.0, 0.0), Motion::prescribed);
+  const int top = wall(-Vec3::UnitY(), Vec3(0.0, 3.0, 0.0), Motion::prescribed);
+  QuasiStaticOptions options;
+  options.contact.stiffness = {1e6, 2e6 / 3.0};
+  options.collision.margin = 0.05;
+  options.box = {left, right, 0, top};
+  QuasiStaticDriver driver(world, options);
+  const double confinement = 125.0;
+  double area = 9.0;
+  for (int s = 0; s < 5; ++s) {
+    const double height = world.bodies[top].position.y();
+    const QuasiStaticReport& r =
+        driver.step({{{top, -Vec3::UnitY(), WallControl::displacement, 1e-3},
+                      {right, -Vec3::UnitX(), WallControl::force, confinement * height}}});
+    BOOST_TEST_CONTEXT("step " << s + 1) {
+      BOOST_TEST_REQUIRE(r.converged(), r.interior_point.message);
+      BOOST_TEST(r.rattlers == 0);
+      // The particles push the right wall outwards with the confining force.
+      BOOST_TEST(r.walls[1].contact_force.x() == confinement * height, tt::tolerance(1e-8));
+      BOOST_TEST(r.walls[0].contact_force.y() > confinement * height);
+      BOOST_TEST(r.area < area);
+      area = r.area;
+    }
+  }
+}
