@@ -31,6 +31,11 @@ void write_summary(const std::filesystem::path& path, const Scene& scene, const 
   const bool cd = scene.scheme != Scheme::dem;
   const bool compatible =
       scene.scheme == Scheme::semi_implicit_euler && scene.semi_implicit_euler.compatible.enabled;
+  // variational_theta solves with the conic QP core, not scene.solver.
+  const bool variational = scene.scheme == Scheme::variational_theta;
+  const std::string variational_solver =
+      scene.variational.interior_point.backend == conic::LinearBackend::cholmod ? "ipm-direct"
+                                                                                 : "ipm";
   nlohmann::json summary = {
       {"scene", scene.source},
       {"status", outcome.status},
@@ -38,8 +43,11 @@ void write_summary(const std::filesystem::path& path, const Scene& scene, const 
       {"dimension", static_cast<int>(scene.world.dimension)},
       {"bodies", scene.world.bodies.size()},
       // A DEM run has no contact solver.
-      {"solver", cd ? nlohmann::json(scene.solver) : nlohmann::json(nullptr)},
-      {"tolerance", cd ? nlohmann::json(scene.solver_options.tolerance) : nlohmann::json(nullptr)},
+      {"solver", cd ? nlohmann::json(variational ? variational_solver : scene.solver)
+                    : nlohmann::json(nullptr)},
+      {"tolerance", cd ? nlohmann::json(variational ? scene.variational.interior_point.tolerance
+                                                    : scene.solver_options.tolerance)
+                       : nlohmann::json(nullptr)},
       {"compatible", compatible},
       {"time_step", stepper.time_step()},
       {"steps_requested", outcome.steps_requested},

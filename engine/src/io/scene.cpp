@@ -204,7 +204,7 @@ const std::vector<SceneSection>& option_sections() {
         "output"}},
       {"integrator",
        {"scheme", "frictional", "friction_model", "impact_law", "compatible", "theta",
-        "tangential_restitution", "error_reduction", "closed_gap"}},
+        "tangential_restitution", "error_reduction", "closed_gap", "k_n", "k_t"}},
       {"integrator.compatible",
        {"enabled", "law", "method", "equilibrium_tolerance", "optimality_tolerance",
         "max_outer_iterations", "max_inner_iterations", "max_interior_point_iterations"}},
@@ -292,10 +292,37 @@ ShapeGeometry read_geometry(const Node& node, const Context& context, const std:
   return Capsule{node.get("half_length").non_negative(), node.get("radius").non_negative()};
 }
 
+// A polygon (2D scenes, docs/polygons.md): "vertices" counter-clockwise in the body frame;
+// "centre": "centroid" (default) moves the outline so that the body position is its area
+// centroid, "origin" keeps the given frame and puts the centroid at the shape offset.
+Shape read_polygon(const Node& node, const Context& context) {
+  node.expect_object({"type", "vertices", "centre", "offset"});
+  if (!context.planar()) node.get("type").fail("a polygon needs a 2D scene (dimension 2)");
+  const Node vertices = node.get("vertices");
+  std::vector<Vec2> outline;
+  for (const Node& v : vertices.elements()) {
+    const std::vector<double> xy = v.numbers(2, 2);
+    outline.emplace_back(xy[0], xy[1]);
+  }
+  const bool origin = node.has("centre") &&
+                      node.get("centre").choice({"centroid", "origin"}, "centre") == "origin";
+  Shape shape;
+  Vec2 centroid = Vec2::Zero();
+  try {
+    shape.geometry = make_polygon(outline, &centroid);
+  } catch (const InputError& e) {
+    vertices.fail(e.what());
+  }
+  if (origin) shape.offset = Vec3(centroid.x(), centroid.y(), 0.0);
+  if (auto offset = node.find("offset")) shape.offset += read_point(*offset, context);
+  return shape;
+}
+
 Shape read_shape(const Node& node, const Context& context) {
   if (!node.value().is_object()) node.fail_type("an object");
-  const std::string type =
-      node.get("type").choice({"sphere", "disk", "half_space", "box", "capsule"}, "shape type");
+  const std::string type = node.get("type").choice(
+      {"sphere", "disk", "half_space", "box", "capsule", "polygon"}, "shape type");
+  if (type == "polygon") return read_polygon(node, context);
   Shape shape;
   shape.geometry = read_geometry(node, context, type);
   if (auto offset = node.find("offset")) shape.offset = read_point(*offset, context);
@@ -305,13 +332,15 @@ Shape read_shape(const Node& node, const Context& context) {
 bool has_volume(const ShapeGeometry& geometry) {
   if (const auto* sphere = std::get_if<Sphere>(&geometry)) return sphere->radius > 0.0;
   if (const auto* capsule = std::get_if<Capsule>(&geometry)) return capsule->radius > 0.0;
-  return std::holds_alternative<Box>(geometry);
+  return std::holds_alternative<Box>(geometry) || std::holds_alternative<Polygon>(geometry);
 }
 
 // Half extents of the axis-aligned box around the shape when rotated by `rotation`.
 Vec3 aabb_half_extents(const ShapeGeometry& geometry, const Mat3& rotation) {
   if (const auto* sphere = std::get_if<Sphere>(&geometry)) return Vec3::Constant(sphere->radius);
   if (const auto* box = std::get_if<Box>(&geometry)) return rotation.cwiseAbs() * box->half_extents;
+  if (const auto* polygon = std::get_if<Polygon>(&geometry))
+    return Vec3(polygon->radius, polygon->radius, 0.0);
   const auto& capsule = std::get<Capsule>(geometry);
   return rotation.col(0).cwiseAbs() * capsule.half_length + Vec3::Constant(capsule.radius);
 }
@@ -761,12 +790,14 @@ const std::vector<SchemeKey>& scheme_keys() {
   static const std::vector<SchemeKey> keys{
       {"frictional",
        {Scheme::semi_implicit_euler, Scheme::theta, Scheme::impulse_velocity, Scheme::shake,
-        Scheme::rattle}},
+        Scheme::rattle, Scheme::variational_theta}},
       {"friction_model",
        {Scheme::semi_implicit_euler, Scheme::impulse_velocity, Scheme::shake, Scheme::rattle}},
       {"impact_law", {Scheme::semi_implicit_euler}},
       {"compatible", {Scheme::semi_implicit_euler}},
-      {"theta", {Scheme::theta}},
+      {"theta", {Scheme::theta, Scheme::variational_theta}},
+      {"k_n", {Scheme::variational_theta}},
+      {"k_t", {Scheme::variational_theta}},
       {"tangential_restitution", {Scheme::theta}},
       {"error_reduction", {Scheme::impulse_velocity}},
       {"closed_gap", {Scheme::rattle}},
@@ -785,6 +816,14 @@ void check_scheme_keys(const Node& node, Scheme scheme) {
     x->fail("not read by scheme \"" + to_string(scheme) +
             "\"; it is a parameter of: " + join(readers));
   }
+}
+
+double read_stiffness(const Node& node) {
+  if (node.value().is_string()) {
+    node.choice({"inf"}, "stiffness");
+    return std::numeric_limits<double>::infinity();
+  }
+  return node.positive();
 }
 
 FrictionModel read_friction_model(const Node& node) {
@@ -807,6 +846,7 @@ void read_integrator(const Node& node, Scene& scene) {
     scene.theta.frictional = euler.frictional;
     scene.impulse_velocity.frictional = euler.frictional;
     scene.shake.frictional = euler.frictional;
+    scene.variational.contact.frictional = euler.frictional;
   }
   if (auto x = node.find("friction_model")) {
     euler.friction_model = read_friction_model(*x);
@@ -818,7 +858,13 @@ void read_integrator(const Node& node, Scene& scene) {
                                                                           : ImpactLaw::restitution;
   if (auto x = node.find("compatible")) read_compatible(*x, euler.frictional, euler.compatible);
   // Dumont Sec. 2.1: theta in [1/2, 1]; e_t of eq. 20 in [0, 1].
-  if (auto x = node.find("theta")) scene.theta.theta = x->in_range(0.5, 1.0);
+  // Krabbenhoft/NURBS chapter eq. 4.7: the same range, e = (1 - theta) / theta in [0, 1].
+  if (auto x = node.find("theta"))
+    scene.theta.theta = scene.variational.theta = x->in_range(0.5, 1.0);
+  // Contact stiffnesses k_N, k_T of eq. 4.8 (N/m per unit thickness), > 0, "inf" for rigid.
+  if (auto x = node.find("k_n")) scene.variational.contact.stiffness.normal = read_stiffness(*x);
+  if (auto x = node.find("k_t"))
+    scene.variational.contact.stiffness.tangential = read_stiffness(*x);
   if (auto x = node.find("tangential_restitution"))
     scene.theta.tangential_restitution = x->in_range(0.0, 1.0);
   // Preclik et al. Sec. 3.1: epsilon in [0, 1].
@@ -907,6 +953,24 @@ void read_nlgs(const Node& node, NlgsOptions& nlgs) {
   if (auto x = node.find("newton_max_iterations"))
     nlgs.newton_max_iterations = static_cast<int>(x->integer(1, std::numeric_limits<int>::max()));
   if (auto x = node.find("newton_line_search")) nlgs.newton_line_search = x->boolean();
+}
+
+// variational_theta solves with the conic QP core (variational_stepper.hpp): solver.name, if
+// given, picks its back-end (ipm-direct, the default, or ipm for CG); solver.tolerance and
+// solver.max_iterations (Newton steps) set the core's.
+void read_variational_solver(const Node& root, Scene& scene) {
+  conic::InteriorPointOptions& ipm = scene.variational.interior_point;
+  const auto section = root.find("solver");
+  if (!section) return;
+  if (auto x = section->find("name")) {
+    if (scene.solver != "ipm" && scene.solver != "ipm-direct")
+      x->fail("scheme \"variational_theta\" solves with the interior point core: use "
+              "\"ipm-direct\" (default) or \"ipm\"");
+    ipm.backend = scene.solver == "ipm" ? conic::LinearBackend::conjugate_gradient
+                                        : conic::LinearBackend::cholmod;
+  }
+  if (section->has("tolerance")) ipm.tolerance = scene.solver_options.tolerance;
+  if (section->has("max_iterations")) ipm.max_newton_steps = scene.solver_options.max_iterations;
 }
 
 void read_solver(const Node& node, Scene& scene) {
@@ -1103,7 +1167,8 @@ class ErrorLocator final : public nlohmann::json_sax<json> {
 std::vector<SceneSection> scene_option_keys() { return option_sections(); }
 
 std::vector<std::string> scheme_names() {
-  return {"semi_implicit_euler", "theta", "impulse_velocity", "dem", "shake", "rattle"};
+  return {"semi_implicit_euler", "theta", "impulse_velocity", "dem", "shake", "rattle",
+          "variational_theta"};
 }
 
 std::string to_string(Scheme scheme) { return scheme_names()[static_cast<std::size_t>(scheme)]; }
@@ -1138,6 +1203,9 @@ std::unique_ptr<Stepper> make_stepper(Scene& scene) {
       case Scheme::rattle:
         stepper =
             std::make_unique<ShakeStepper>(scene.world, scene.shake, make_scene_solver(scene));
+        break;
+      case Scheme::variational_theta:
+        stepper = std::make_unique<VariationalStepper>(scene.world, scene.variational);
         break;
       case Scheme::dem:
         break;
@@ -1201,7 +1269,7 @@ Scene parse_scene(const nlohmann::json& document, const std::string& source_name
   if (auto x = root.find("gravity")) world.gravity = read_point(*x, context);
   if (auto x = root.find("time_step")) scene.semi_implicit_euler.time_step = x->positive();
   scene.theta.time_step = scene.impulse_velocity.time_step = scene.shake.time_step =
-      scene.time_step();
+      scene.variational.time_step = scene.time_step();
   scene.steps = read_step_count(root, scene.time_step());
   if (auto x = root.find("method")) {
     // The older spelling of integrator.scheme: cd is semi_implicit_euler.
@@ -1215,9 +1283,10 @@ Scene parse_scene(const nlohmann::json& document, const std::string& source_name
   if (auto x = root.find("collision")) {
     read_collision(*x, scene.semi_implicit_euler.collision);
     scene.theta.collision = scene.impulse_velocity.collision = scene.shake.collision =
-        scene.semi_implicit_euler.collision;
+        scene.variational.collision = scene.semi_implicit_euler.collision;
   }
   if (auto x = root.find("solver")) read_solver(*x, scene);
+  if (scene.scheme == Scheme::variational_theta) read_variational_solver(root, scene);
 
   if (auto x = root.find("materials"))
     read_materials(*x, world, context);
@@ -1251,6 +1320,7 @@ Scene parse_scene(const nlohmann::json& document, const std::string& source_name
     scene.theta.validate();
     scene.impulse_velocity.validate();
     scene.shake.validate();
+    if (scene.scheme == Scheme::variational_theta) scene.variational.validate(world);
   });
   // The solver's own validator (what its constructor checks), so that `moreau check` reports
   // what `moreau run` would refuse.

@@ -6,6 +6,8 @@
 //   ImpulseVelocityStepper    Preclik et al. Sec. 3.1                impulse_velocity_stepper.hpp
 //   DemStepper                explicit penalty DEM (velocity Verlet) dem/dem_stepper.hpp
 //   ShakeStepper              Kleinert et al. eq. 14-21 (SHAKE, RATTLE) shake_stepper.hpp
+//   VariationalStepper        Krabbenhoft/NURBS chapter eq. 4.4-4.15
+//                             (variational/variational_stepper.hpp)
 // The three contact-dynamics schemes share one step pipeline (ContactDynamicsStepper,
 // contact_dynamics_stepper.hpp) and differ only in the hooks where their papers differ.
 #include <functional>
@@ -16,6 +18,7 @@
 
 #include "moreau/collision/collision_detector.hpp"
 #include "moreau/compatible/no_tension_truss.hpp"
+#include "moreau/conic/interior_point.hpp"
 #include "moreau/model/world.hpp"
 #include "moreau/nlgs/nlgs_solver.hpp"
 #include "moreau/solver/solver.hpp"
@@ -46,8 +49,20 @@ struct ShakeStepDetails {
   VecX mean_velocities;               // v^{j+1/2} = (q^{j+1} - q^j) / h, 6 per body
 };
 
-using SchemeDetails =
-    std::variant<std::monostate, ThetaStepDetails, DemStepDetails, ShakeStepDetails>;
+// What only the variational theta scheme reports (Krabbenhoft/NURBS chapter eq. 4.15,
+// variational/variational_stepper.hpp).
+struct VariationalStepDetails {
+  VecX forces;  // (p, q) per contact, N (StepReport::impulses = dt forces)
+  // Per contact, the end-of-step normal gap g0 + dn (negative: the elastic overlap p / k_N)
+  // and the tangential displacement of the step dt, m.
+  VecX displacements;
+  VecX shear_history;              // q0 per contact, N (zero where none was carried)
+  long persistent_contacts = 0;    // contacts that carried a history from the last step
+  conic::InteriorPointStats interior_point;  // of the conic QP core
+};
+
+using SchemeDetails = std::variant<std::monostate, ThetaStepDetails, DemStepDetails,
+                                   ShakeStepDetails, VariationalStepDetails>;
 
 struct StepReport {
   long step = 0;

@@ -12,6 +12,7 @@
 #include "moreau/integrator/semi_implicit_euler.hpp"
 #include "moreau/integrator/theta_stepper.hpp"
 #include "moreau/integrator/shake_stepper.hpp"
+#include "moreau/variational/variational_stepper.hpp"
 #include "moreau/model/world.hpp"
 #include "moreau/simulation/observers.hpp"
 
@@ -37,6 +38,7 @@ enum class Scheme {
   dem,                  // the explicit penalty DEM reference, DemStepper
   shake,                // Kleinert et al. eq. 14-20, ShakeStepper
   rattle,               // Kleinert et al. eq. 21, ShakeStepper
+  variational_theta,    // Krabbenhoft/NURBS chapter eq. 4.4-4.15, VariationalStepper (2D)
 };
 std::vector<std::string> scheme_names();  // in the order above
 
@@ -59,6 +61,9 @@ struct Scene {
   ThetaOptions theta;
   ImpulseVelocityOptions impulse_velocity;
   ShakeOptions shake;  // shake and rattle (ShakeOptions::scheme set from Scene::scheme)
+  // variational_theta: its own solver, the conic QP core (solver.name ipm-direct or ipm,
+  // solver.tolerance and solver.max_iterations as the Newton steps).
+  VariationalOptions variational;
   std::string solver = "pgs";  // contact solver of the CD schemes (solver.name)
   SolverOptions solver_options;
   NlgsOptions nlgs;  // solver.nlgs, for the nlgs-* solvers (method from the name)

@@ -1,0 +1,120 @@
+#pragma once
+// The quasi-static driver of the variational contact dynamics: the static limit of the
+// Krabbenhoft/NURBS chapter (eq. 4.16, "valid in the limit of dt tending to infinity"), one
+// problem per load step of a pseudo-time, with walls driven by prescribed displacements or
+// prescribed forces (the biaxial test of Sec. 4.4.1: a confining stress sigma_3 on the lateral
+// walls, an axial displacement on the others).
+//
+// One load step from the configuration x0:
+//   contacts at x0 within the collision margin (gaps g0, frames n0, t0, shear history q0);
+//   minimize   g^T p + 1/2 p^T C_N p + 1/2 (q - q0)^T C_T (q - q0)
+//   subject to N0 p + N0^ q (+ moments R0^p p + R0^q q) = -f_ext   for every particle (x, y, rot)
+//              d_w^T (contact force on wall w) = -F_w              for every force-driven wall
+//              |q| <= mu p, p >= 0                                                  (eq. 4.16)
+//   where g = g0 + (relative displacement of the contact from the prescribed wall
+//   displacements): the displacement-driven walls enter the gap (eq. 4.16's g0 at the walls'
+//   new positions, to first order), the particles' and force-driven walls' displacements are
+//   minus the multipliers z of the equilibrium rows (the mixed problem eq. 4.8 without the
+//   inertia terms), and the configuration is updated by them.
+// Solved by the conic QP core with equality constraints (force_problem.hpp), CHOLMOD back-end.
+// The core eliminates the equality rows through a dense Schur complement (interior_point.hpp:
+// meant for few rows), 3 rows per particle: the cost per Newton step grows as the cube of the
+// particle count (see the report of the phase-1 work in docs/variational.md).
+//
+// Particles that cannot be in equilibrium with the contacts they have are taken out of the
+// step, as granular mechanics treats rattlers: an unloaded particle with fewer than two
+// contacts carries no force (its contacts drop out, iteratively), and so does an unloaded
+// cluster of particles that touch only each other (its rigid motion is free); a loaded
+// particle without contacts has no static solution (error). Equilibrium rows that no force reaches
+// (the rotation of a frictionless disk) are dropped when their load is zero.
+#include <limits>
+#include <vector>
+
+#include "moreau/collision/collision_detector.hpp"
+#include "moreau/model/world.hpp"
+#include "moreau/variational/contact_model.hpp"
+
+namespace moreau {
+
+enum class WallControl {
+  displacement,  // the wall moves by `value` (m) along `direction` in the step
+  force,         // an external force `value` (N) along `direction` acts on the wall
+};
+
+// A wall driven in one load step. The body must not be dynamic (a prescribed or fixed body,
+// e.g. a half-space or a box); it translates along `direction` (unit, in the plane) only.
+// Walls not listed in a LoadStep keep their position.
+struct WallLoad {
+  int body = -1;
+  Vec3 direction = Vec3::UnitX();
+  WallControl control = WallControl::displacement;
+  double value = 0.0;
+};
+
+struct LoadStep {
+  std::vector<WallLoad> walls;
+};
+
+// The four walls of a rectangular sample (body indices; -1: none), for its width, height and
+// area in the report: width = x(right) - x(left), height = y(top) - y(bottom) of the walls'
+// positions (a half-space wall's position is a point of its plane).
+struct SampleBox {
+  int left = -1, right = -1, bottom = -1, top = -1;
+};
+
+struct QuasiStaticOptions {
+  variational::ContactModel contact;  // k_N, k_T (inf: rigid), per-material, friction
+  bool gravity = false;               // f_ext = the world's gravity on the particles
+  CollisionOptions collision;         // margin: must exceed the motion of one load step
+  conic::InteriorPointOptions interior_point = variational::default_interior_point_options();
+  SampleBox box;
+  void validate(const World& world) const;  // throws InputError naming the field
+};
+
+struct WallState {
+  int body = -1;
+  Vec3 position = Vec3::Zero();
+  double displacement = 0.0;          // along the load's direction in this step, m
+  Vec3 contact_force = Vec3::Zero();  // total force of the particles on the wall, N
+};
+
+struct QuasiStaticReport {
+  long step = 0;
+  std::vector<Contact> contacts;  // the contacts of the problem (rattlers' taken out), at x0
+  VecX forces;                    // (p, q) per contact, N
+  std::vector<WallState> walls;   // the walls of the load step, after the step
+  double width = std::numeric_limits<double>::quiet_NaN();  // from SampleBox, m
+  double height = std::numeric_limits<double>::quiet_NaN();
+  double area = std::numeric_limits<double>::quiet_NaN();  // the sample "volume" in 2D, m^2
+  long rattlers = 0;                                       // particles taken out of the step
+  long persistent_contacts = 0;                            // contacts that carried a shear history
+  conic::InteriorPointStats interior_point;
+  double solve_seconds = 0.0;  // wall-clock of the conic solve
+  bool converged() const { return interior_point.status == conic::InteriorPointStatus::converged; }
+};
+
+class QuasiStaticDriver {
+ public:
+  // Throws InputError for a 3D or invalid world, invalid options.
+  QuasiStaticDriver(World& world, QuasiStaticOptions options);
+
+  // Solves eq. 4.16 for one load step and updates the configuration (velocities stay zero).
+  // Throws InputError for a load naming a dynamic or unknown body, a non-unit direction or a
+  // non-finite value, SimulationError for a loaded particle without contacts or a
+  // force-driven wall that touches no particle. A solve that does
+  // not converge is a status in the report (the configuration is then left unchanged).
+  const QuasiStaticReport& step(const LoadStep& load);
+
+  const QuasiStaticReport& last_report() const { return report_; }
+  const World& world() const { return world_; }
+  const variational::ShearHistory& shear_history() const { return history_; }
+
+ private:
+  World& world_;
+  QuasiStaticOptions options_;
+  variational::ShearHistory history_;
+  QuasiStaticReport report_;
+  long steps_ = 0;
+};
+
+}  // namespace moreau

@@ -1,0 +1,44 @@
+#pragma once
+// The shear-force history Delta q = q - q0 of the Krabbenhoft/NURBS chapter eq. 4.8: with a
+// finite tangential stiffness the tangential force of a persistent contact is carried from one
+// step to the next (Sec. 4.3: "requires the tracking of shear forces at contact points").
+//
+// A contact persists when the next detection finds the same (body a, body b, order within the
+// pair): the narrow phase reports a pair's contacts in a fixed order (the two ends of a face
+// pair along the face, docs/polygons.md), so a face rocking on a face keeps its contacts'
+// histories. A contact that is not found again loses its history (it opened); a new one starts
+// from q0 = 0.
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "moreau/collision/contact.hpp"
+
+namespace moreau::variational {
+
+struct ContactKey {
+  int body_a = -1;
+  int body_b = -1;
+  int order = 0;  // index among the contacts of the pair, in the narrow phase's order
+  auto operator<=>(const ContactKey&) const = default;
+};
+
+// The key of each contact of a detection (contacts of one pair may be interleaved with others).
+std::vector<ContactKey> contact_keys(const std::vector<Contact>& contacts);
+
+class ShearHistory {
+ public:
+  // q0 per contact of `keys` (0 for a contact not carried from the previous step).
+  VecX lookup(const std::vector<ContactKey>& keys) const;
+  // Replaces the history with the tangential forces q of this step's contacts.
+  void store(const std::vector<ContactKey>& keys, const VecX& tangential_forces);
+  // Contacts of `keys` that carry a history from the previous step.
+  long persistent(const std::vector<ContactKey>& keys) const;
+  void clear() { forces_.clear(); }
+  std::size_t size() const { return forces_.size(); }
+
+ private:
+  std::map<ContactKey, double> forces_;
+};
+
+}  // namespace moreau::variational

@@ -1,0 +1,77 @@
+#pragma once
+// Variational contact dynamics with contact elasticity (Krabbenhoft/NURBS chapter Sec. 4.2,
+// 2D), the dynamic problem: scene scheme `variational_theta`.
+//
+// One step from (x0, alpha0, v0, omega0) with the theta-method (eq. 4.4-4.6):
+//   M_bar = M / (theta dt^2), J_bar = J / (theta dt^2)                          (eq. 4.5)
+//   contacts at x0 within the collision margin: gaps g0, normals n0, tangents t0 (eq. 4.2)
+//   forces (p, q) from the force-based problem (eq. 4.15), with the dynamic forces
+//   r = f_bar0 - N0 p - N0^ q and t eliminated:
+//     minimize 1/2 f^T (theta dt^2 H^T M^-1 H) f + f^T (g0 e_n + H^T dx_free)
+//              + 1/2 p^T C_N p + 1/2 (q - q0)^T C_T (q - q0)
+//     subject to |q| <= mu p, p >= 0
+//   with dx_free = dt v0 + theta dt^2 M^-1 f_ext the displacement without contacts (M_bar^-1
+//   f_bar0 of eq. 4.4) and H the suite's contact Jacobian (contact_system.hpp), which holds the
+//   normals N0, the tangents N0^ and the moment arms R0^p, R0^q of eq. 4.8;
+//   dx = dx_free + theta dt^2 M^-1 H f                                           (eq. 4.9, 4.10)
+//   v  = ((dx / dt) - (1 - theta) v0) / theta = v0 + dt M^-1 (f_ext + H f)       (eq. 4.6)
+// The end-of-step relative displacement then satisfies eq. 4.13-4.14: the normal gap
+// g0 + dn = -C_N p on a closed contact (a Hookean overlap p / k_N), and a sticking contact
+// carries q = q0 - k_T dt (tangential displacement), the shear history Delta q of eq. 4.8
+// (shear_history.hpp). Friction is the associated sliding rule of eq. 4.11-4.14 (the
+// convex, De Saxce-relaxed cone complementarity; its dilation is the chapter's Appendix A.3).
+// The rigid limit k = inf is exact: C_N, C_T = 0 and no history is kept (Sec. 4.3). With
+// theta = 1 and k = inf the step is the semi-implicit Euler CD step (Olsen & Kamrin eq. 13-20)
+// with the convex friction model.
+//
+// theta is in [1/2, 1]; the binary-collision restitution it produces is e = (1 - theta) /
+// theta (eq. 4.7). Bodies: disks, convex polygons and non-convex particles (polygon.hpp),
+// boxes and half-spaces as walls, in a 2D world. Solver: the conic QP interior point core with
+// the direct (CHOLMOD) back-end (force_problem.hpp); a step whose solve does not converge is
+// reported through StepReport::solver_stats (converged = false), as for the other schemes.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "moreau/integrator/stepper.hpp"
+#include "moreau/variational/contact_model.hpp"
+
+namespace moreau {
+
+struct VariationalOptions {
+  double time_step = 1e-3;  // dt, s
+  double theta = 1.0;       // in [1/2, 1] (eq. 4.6-4.7)
+  // k_N, k_T (inf: rigid), optional per-material stiffnesses, friction on or off.
+  variational::ContactModel contact;
+  // Pairs closer than the margin enter the problem with their gap g0 (the chapter needs only
+  // g0, Sec. 4.3); it must cover the relative motion of one step (and the overlap p / k_N).
+  CollisionOptions collision;
+  conic::InteriorPointOptions interior_point = variational::default_interior_point_options();
+  // Restitution of a binary collision under this theta (eq. 4.7).
+  double restitution() const { return (1.0 - theta) / theta; }
+  // Throws InputError naming the field (theta, k_n, k_t, time_step, material_stiffness).
+  void validate(const World& world) const;
+};
+
+class VariationalStepper final : public Stepper {
+ public:
+  // Throws InputError for a 3D world, invalid options or an invalid world.
+  VariationalStepper(World& world, VariationalOptions options);
+
+  const StepReport& step() override;
+  std::string scheme() const override { return "variational_theta"; }
+  double time_step() const override { return options_.time_step; }
+  const VariationalOptions& options() const { return options_; }
+  // The tangential forces carried to the next step (empty for a rigid tangential contact).
+  const variational::ShearHistory& shear_history() const { return history_; }
+
+ private:
+  VariationalOptions options_;
+  variational::ShearHistory history_;
+};
+
+// The variational part of a report of VariationalStepper; throws InputError for another
+// scheme's report.
+const VariationalStepDetails& variational_details(const StepReport& report);
+
+}  // namespace moreau

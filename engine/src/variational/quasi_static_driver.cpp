@@ -1,0 +1,337 @@
+#include "moreau/variational/quasi_static_driver.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "moreau/contact/contact_system.hpp"
+#include "moreau/core/error.hpp"
+#include "solver_report.hpp"
+
+namespace moreau {
+namespace {
+
+constexpr int kParticleRows = 3;  // x, y, rotation about z
+
+double cross2(const Vec3& r, const Vec3& v) { return r.x() * v.y() - r.y() * v.x(); }
+
+void check_load(const World& world, const LoadStep& load) {
+  for (std::size_t k = 0; k < load.walls.size(); ++k) {
+    const WallLoad& w = load.walls[k];
+    const std::string where = "load step: walls[" + std::to_string(k) + "]";
+    if (w.body < 0 || w.body >= static_cast<int>(world.bodies.size()))
+      throw InputError(where + ".body: no body " + std::to_string(w.body));
+    if (world.bodies[w.body].is_dynamic())
+      throw InputError(where + ".body: body " + std::to_string(w.body) +
+                       " is dynamic; a wall must be prescribed or fixed");
+    if (!w.direction.allFinite() || std::abs(w.direction.norm() - 1.0) > 1e-9 ||
+        w.direction.z() != 0.0)
+      throw InputError(where + ".direction: must be a unit vector in the xy plane");
+    if (!std::isfinite(w.value)) throw InputError(where + ".value: not finite");
+  }
+}
+
+int root(std::vector<int>& parent, int b) {
+  while (parent[b] != b) b = parent[b] = parent[parent[b]];
+  return b;
+}
+
+// Marks the unloaded clusters of particles that touch only each other (no wall, no fixed or
+// prescribed body): their rigid motion is free, so the equilibrium rows are dependent there
+// (a loaded one has no equilibrium: left to the solve to report). Returns whether any was.
+bool remove_floating_clusters(const World& world, const std::vector<Contact>& contacts,
+                              const std::vector<Vec6>& load, std::vector<bool>& removed) {
+  const int bodies = static_cast<int>(world.bodies.size());
+  std::vector<int> parent(bodies);
+  for (int b = 0; b < bodies; ++b) parent[b] = b;
+  for (const Contact& c : contacts) {
+    if (world.bodies[c.body_a].is_dynamic() && world.bodies[c.body_b].is_dynamic())
+      parent[root(parent, c.body_a)] = root(parent, c.body_b);
+  }
+  std::vector<bool> anchored(bodies, false);
+  for (const Contact& c : contacts) {
+    for (const int b : {c.body_a, c.body_b}) {
+      const int other = b == c.body_a ? c.body_b : c.body_a;
+      if (world.bodies[b].is_dynamic() && !world.bodies[other].is_dynamic())
+        anchored[root(parent, b)] = true;
+    }
+  }
+  for (int b = 0; b < bodies; ++b) {
+    if (world.bodies[b].is_dynamic() && load[b].norm() > 0.0) anchored[root(parent, b)] = true;
+  }
+  bool any = false;
+  for (int b = 0; b < bodies; ++b) {
+    if (!world.bodies[b].is_dynamic() || removed[b] || anchored[root(parent, b)]) continue;
+    removed[b] = true;
+    any = true;
+  }
+  return any;
+}
+
+// Drops the contacts of unloaded particles with fewer than two contacts (rattlers) and of
+// unloaded floating clusters, until none is left; a loaded particle without contacts has no
+// static solution.
+std::vector<Contact> without_rattlers(const World& world, std::vector<Contact> contacts,
+                                      const std::vector<Vec6>& load, long& rattlers) {
+  const int bodies = static_cast<int>(world.bodies.size());
+  std::vector<bool> removed(bodies, false);
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::vector<int> count(bodies, 0);
+    for (const Contact& c : contacts) {
+      ++count[c.body_a];
+      ++count[c.body_b];
+    }
+    for (int b = 0; b < bodies; ++b) {
+      if (!world.bodies[b].is_dynamic() || removed[b]) continue;
+      const bool loaded = load[b].norm() > 0.0;
+      if (loaded && count[b] == 0)
+        throw SimulationError(
+            "quasi-static step: particle " + std::to_string(b) + " (" + world.bodies[b].name +
+            ") is loaded and has no contact: the static problem (Krabbenhoft/NURBS "
+            "chapter eq. 4.16) has no solution");
+      if (!loaded && count[b] < 2) {
+        removed[b] = true;
+        changed = true;
+      }
+    }
+    std::erase_if(contacts,
+                  [&](const Contact& c) { return removed[c.body_a] || removed[c.body_b]; });
+    if (!changed) changed = remove_floating_clusters(world, contacts, load, removed);
+  }
+  rattlers = 0;
+  for (int b = 0; b < bodies; ++b) rattlers += removed[b] ? 1 : 0;
+  return contacts;
+}
+
+// The equilibrium rows of eq. 4.16 (A f = b): three per particle with contacts, one per
+// force-driven wall (its direction). Column 2i is p_i (force n on body b, -n on body a), 2i+1
+// is q_i (along t). Rows that no force reaches are dropped when unloaded.
+struct Equilibrium {
+  SparseMatrix matrix;
+  VecX rhs;
+  std::vector<int> row_body;  // body of each row
+  std::vector<int> row_dof;   // 0 x, 1 y, 2 rotation; -1: wall direction
+};
+
+Equilibrium equilibrium(const World& world, const std::vector<Contact>& contacts,
+                        const std::vector<Vec6>& load, const LoadStep& step) {
+  const int bodies = static_cast<int>(world.bodies.size());
+  std::vector<int> first_row(bodies, -1);
+  std::vector<Vec3> wall_direction(bodies, Vec3::Zero());
+  Equilibrium eq;
+  std::vector<double> rhs;
+  auto add_rows = [&](int b, int dofs, const Vec6& f) {
+    if (first_row[b] >= 0) return;
+    first_row[b] = static_cast<int>(rhs.size());
+    for (int d = 0; d < dofs; ++d) {
+      eq.row_body.push_back(b);
+      eq.row_dof.push_back(dofs == 1 ? -1 : d);
+      rhs.push_back(dofs == 1 ? -f(0) : (d < 2 ? -f(d) : -f(5)));
+    }
+  };
+  for (const WallLoad& w : step.walls) {
+    if (w.control != WallControl::force) continue;
+    wall_direction[w.body] = w.direction;
+    add_rows(w.body, 1, Vec6::Constant(w.value));
+  }
+  for (const Contact& c : contacts) {
+    for (int b : {c.body_a, c.body_b}) {
+      if (world.bodies[b].is_dynamic()) add_rows(b, kParticleRows, load[b]);
+    }
+  }
+  std::vector<Eigen::Triplet<double>> triplets;
+  for (int i = 0; i < static_cast<int>(contacts.size()); ++i) {
+    const Contact& c = contacts[i];
+    for (int side = 0; side < 2; ++side) {
+      const int b = side == 0 ? c.body_a : c.body_b;
+      if (first_row[b] < 0) continue;
+      const double sign = side == 0 ? -1.0 : 1.0;
+      const Vec3 lever = c.point - world.bodies[b].position;
+      for (int col = 0; col < 2; ++col) {
+        const Vec3 f = sign * (col == 0 ? c.normal : c.tangent1);
+        if (world.bodies[b].is_dynamic()) {
+          triplets.emplace_back(first_row[b], 2 * i + col, f.x());
+          triplets.emplace_back(first_row[b] + 1, 2 * i + col, f.y());
+          triplets.emplace_back(first_row[b] + 2, 2 * i + col, cross2(lever, f));
+        } else {
+          triplets.emplace_back(first_row[b], 2 * i + col, wall_direction[b].dot(f));
+        }
+      }
+    }
+  }
+  SparseMatrix full(static_cast<int>(rhs.size()), 2 * static_cast<int>(contacts.size()));
+  full.setFromTriplets(triplets.begin(), triplets.end());
+  // Keep the rows some force reaches (or that carry a load: the solve then reports them).
+  std::vector<int> kept;
+  for (int r = 0; r < full.rows(); ++r) {
+    if (full.row(r).norm() > 0.0 || rhs[r] != 0.0) kept.push_back(r);
+  }
+  std::vector<Eigen::Triplet<double>> kept_triplets;
+  for (int k = 0; k < static_cast<int>(kept.size()); ++k) {
+    for (SparseMatrix::InnerIterator it(full, kept[k]); it; ++it)
+      kept_triplets.emplace_back(k, static_cast<int>(it.col()), it.value());
+  }
+  eq.matrix.resize(static_cast<int>(kept.size()), full.cols());
+  eq.matrix.setFromTriplets(kept_triplets.begin(), kept_triplets.end());
+  eq.rhs.resize(static_cast<int>(kept.size()));
+  std::vector<int> body, dof;
+  for (int k = 0; k < static_cast<int>(kept.size()); ++k) {
+    eq.rhs(k) = rhs[kept[k]];
+    body.push_back(eq.row_body[kept[k]]);
+    dof.push_back(eq.row_dof[kept[k]]);
+  }
+  eq.row_body = std::move(body);
+  eq.row_dof = std::move(dof);
+  return eq;
+}
+
+// Moves the bodies by the step's displacements: minus the multipliers of the equilibrium rows
+// (eq. 4.8 without the inertia terms) and the prescribed wall displacements; returns them.
+std::vector<Vec3> apply_displacements(World& world, const Equilibrium& eq, const VecX& multipliers,
+                                      const LoadStep& load) {
+  const int bodies = static_cast<int>(world.bodies.size());
+  std::vector<Vec3> move(bodies, Vec3::Zero());
+  std::vector<double> turn(bodies, 0.0);
+  for (int r = 0; r < static_cast<int>(eq.row_body.size()); ++r) {
+    const int b = eq.row_body[r];
+    const double u = -multipliers(r);
+    if (eq.row_dof[r] < 0) {
+      for (const WallLoad& w : load.walls) {
+        if (w.body == b) move[b] = u * w.direction;
+      }
+    } else if (eq.row_dof[r] < 2) {
+      move[b](eq.row_dof[r]) = u;
+    } else {
+      turn[b] = u;
+    }
+  }
+  for (const WallLoad& w : load.walls) {
+    if (w.control == WallControl::displacement) move[w.body] = w.value * w.direction;
+  }
+  for (int b = 0; b < bodies; ++b) {
+    RigidBody& body = world.bodies[b];
+    body.position += move[b];
+    if (turn[b] != 0.0)
+      body.orientation =
+          (Quat(Eigen::AngleAxisd(turn[b], Vec3::UnitZ())) * body.orientation).normalized();
+    if (body.is_dynamic()) body.set_velocity(Vec6::Zero());
+  }
+  return move;
+}
+
+// The total force of the contacts on a wall (body b receives +f, body a -f).
+Vec3 wall_force(const std::vector<Contact>& contacts, const VecX& forces, int wall) {
+  Vec3 total = Vec3::Zero();
+  for (int i = 0; i < static_cast<int>(contacts.size()); ++i) {
+    const Contact& c = contacts[i];
+    const Vec3 f = forces(2 * i) * c.normal + forces(2 * i + 1) * c.tangent1;
+    if (c.body_b == wall) total += f;
+    if (c.body_a == wall) total -= f;
+  }
+  return total;
+}
+
+}  // namespace
+
+void QuasiStaticOptions::validate(const World& world) const {
+  contact.validate(world);
+  collision.validate();
+  interior_point.validate();
+  const int n = static_cast<int>(world.bodies.size());
+  for (const auto& [name, index] :
+       {std::pair{"box.left", box.left}, std::pair{"box.right", box.right},
+        std::pair{"box.bottom", box.bottom}, std::pair{"box.top", box.top}}) {
+    if (index < -1 || index >= n)
+      throw InputError(std::string(name) + ": no body " + std::to_string(index));
+  }
+}
+
+QuasiStaticDriver::QuasiStaticDriver(World& world, QuasiStaticOptions options)
+    : world_(world), options_(std::move(options)) {
+  world_.validate();
+  if (!world_.is_planar())
+    throw InputError(
+        "quasi-static driver: two-dimensional only (Krabbenhoft/NURBS chapter Sec. 4.2); set "
+        "dimension 2");
+  options_.validate(world_);
+}
+
+const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
+  check_load(world_, load);
+  const int bodies = static_cast<int>(world_.bodies.size());
+  std::vector<Vec6> particle_load(bodies, Vec6::Zero());
+  for (int b = 0; b < bodies; ++b) {
+    if (options_.gravity && world_.bodies[b].is_dynamic())
+      particle_load[b] = world_.external_force(b);
+  }
+  QuasiStaticReport report;
+  report.step = steps_ + 1;
+  report.contacts = without_rattlers(world_, detect_contacts(world_, options_.collision),
+                                     particle_load, report.rattlers);
+  const std::vector<Contact>& contacts = report.contacts;
+  const int n = static_cast<int>(contacts.size());
+
+  // The prescribed wall displacements enter the gaps: g = g0 + H^T dx_walls.
+  VecX wall_motion = VecX::Zero(kBodyDofs * bodies);
+  for (const WallLoad& w : load.walls) {
+    if (w.control == WallControl::displacement)
+      wall_motion.segment<3>(kBodyDofs * w.body) = w.value * w.direction;
+  }
+  const std::vector<variational::ContactKey> keys = variational::contact_keys(contacts);
+  variational::ForceProblem problem = variational::contact_force_problem(
+      world_, contacts, wall_motion, options_.contact, history_, keys);
+  if (!options_.contact.rigid_tangential()) report.persistent_contacts = history_.persistent(keys);
+  for (const WallLoad& w : load.walls) {
+    const bool touched = std::any_of(contacts.begin(), contacts.end(), [&](const Contact& c) {
+      return c.body_a == w.body || c.body_b == w.body;
+    });
+    if (w.control == WallControl::force && w.value != 0.0 && !touched)
+      throw SimulationError("quasi-static step: wall body " + std::to_string(w.body) + " (" +
+                            world_.bodies[w.body].name + ") carries a force " +
+                            std::to_string(w.value) +
+                            " N and touches no particle within the collision margin: no static "
+                            "equilibrium (Krabbenhoft/NURBS chapter eq. 4.16)");
+  }
+  const Equilibrium eq = equilibrium(world_, contacts, particle_load, load);
+  problem.equality = eq.matrix;
+  problem.equality_rhs = eq.rhs;
+  // Force scale of the stop test: the loads, or the force of a contact compressed by the
+  // step's displacement scale (when the loads are zero and the sample gives way, every force
+  // may vanish).
+  problem.force_scale = eq.rhs.size() > 0 ? eq.rhs.cwiseAbs().maxCoeff() : 0.0;
+  if (problem.compliance.size() > 0 && n > 0) {
+    const double mean_compliance = problem.compliance.sum() / problem.compliance.size();
+    const double scale = problem.linear.size() > 0 ? problem.linear.cwiseAbs().maxCoeff() : 0.0;
+    problem.force_scale = std::max(problem.force_scale,
+                                   (scale > 0.0 ? scale : problem.length_scale) / mean_compliance);
+  }
+
+  const variational::ForceSolution solution =
+      variational::solve_force_problem(problem, options_.interior_point);
+  report.interior_point = solution.stats;
+  report.solve_seconds = solution.wall_seconds;
+  report.forces = n > 0 ? solution.forces : VecX::Zero(0);
+  std::vector<Vec3> move(bodies, Vec3::Zero());
+  if (report.converged()) {
+    move = apply_displacements(world_, eq, solution.multipliers, load);
+    if (!options_.contact.rigid_tangential())
+      history_.store(keys, variational::tangential_forces(solution, n));
+  }
+  for (const WallLoad& w : load.walls) {
+    report.walls.push_back({w.body, world_.bodies[w.body].position, move[w.body].dot(w.direction),
+                            wall_force(contacts, report.forces, w.body)});
+  }
+  const SampleBox& box = options_.box;
+  if (box.left >= 0 && box.right >= 0)
+    report.width = world_.bodies[box.right].position.x() - world_.bodies[box.left].position.x();
+  if (box.bottom >= 0 && box.top >= 0)
+    report.height = world_.bodies[box.top].position.y() - world_.bodies[box.bottom].position.y();
+  report.area = report.width * report.height;
+  ++steps_;
+  report_ = std::move(report);
+  return report_;
+}
+
+}  // namespace moreau

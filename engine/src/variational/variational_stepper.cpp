@@ -1,0 +1,123 @@
+#include "moreau/variational/variational_stepper.hpp"
+
+#include <cmath>
+#include <ctime>
+#include <utility>
+
+#include "moreau/contact/contact_system.hpp"
+#include "moreau/core/error.hpp"
+#include "solver_report.hpp"
+
+namespace moreau {
+
+void VariationalOptions::validate(const World& world) const {
+  if (!(time_step > 0.0) || !std::isfinite(time_step)) {
+    throw InputError("time_step must be a finite positive number, got " +
+                     std::to_string(time_step));
+  }
+  // Krabbenhoft/NURBS chapter eq. 4.7: e = (1 - theta) / theta in [0, 1].
+  if (!(theta >= 0.5 && theta <= 1.0)) {
+    throw InputError(
+        "theta must be in [0.5, 1] (restitution e = (1 - theta) / theta in [0, 1]), got " +
+        std::to_string(theta));
+  }
+  contact.validate(world);
+  collision.validate();
+  interior_point.validate();
+}
+
+VariationalStepper::VariationalStepper(World& world, VariationalOptions options)
+    : Stepper(world), options_(std::move(options)) {
+  world_.validate();
+  options_.validate(world_);
+  if (!world_.is_planar()) {
+    throw InputError(
+        "variational_theta: the scheme is two-dimensional (Krabbenhoft/NURBS chapter "
+        "Sec. 4.2); set dimension 2");
+  }
+}
+
+const StepReport& VariationalStepper::step() {
+  const double dt = options_.time_step;
+  const double theta = options_.theta;
+  const int body_count = static_cast<int>(world_.bodies.size());
+  StepReport report;
+  report.rows_per_contact = 2;
+  report.contacts = detect_contacts(world_, options_.collision, &report.collision_stats);
+  const std::vector<Contact>& contacts = report.contacts;
+  const int n = static_cast<int>(contacts.size());
+  report.active_contacts = n;
+
+  // v0, the velocity without contacts v_free = v0 + dt M^-1 f_ext and the displacement without
+  // contacts dx_free = dt v0 + theta dt^2 M^-1 f_ext (M_bar^-1 f_bar0 of eq. 4.4-4.5);
+  // prescribed bodies move with their velocity, fixed ones not at all.
+  VecX v0 = VecX::Zero(kBodyDofs * body_count), v_free = v0, dx_free = v0;
+  for (int b = 0; b < body_count; ++b) {
+    const RigidBody& body = world_.bodies[b];
+    if (body.motion == Motion::fixed) continue;
+    const Vec6 v = body.velocity();
+    const Vec6 dv =
+        body.is_dynamic()
+            ? Vec6(dt * inverse_mass(body, world_.dimension).apply(world_.external_force(b)))
+            : Vec6::Zero();
+    v0.segment<6>(kBodyDofs * b) = v;
+    v_free.segment<6>(kBodyDofs * b) = v + dv;
+    dx_free.segment<6>(kBodyDofs * b) = dt * v + theta * dt * dv;
+  }
+
+  ContactSystem system(world_, contacts, 2);
+  const std::vector<variational::ContactKey> keys = variational::contact_keys(contacts);
+  variational::ForceProblem problem = variational::contact_force_problem(
+      world_, contacts, dx_free, options_.contact, history_, keys);
+  if (n > 0) problem.hessian = (theta * dt * dt) * system.assemble();
+  problem.force_scale = variational::mean_particle_weight(world_, problem.length_scale / (dt * dt));
+  VecX displacement = problem.linear;  // g0 e_n + H^T dx_free
+  for (int i = 0; i < n; ++i) displacement(2 * i) -= contacts[i].gap;
+  VariationalStepDetails details;
+  details.shear_history = problem.shear_history.size() > 0 ? problem.shear_history : VecX::Zero(n);
+  details.persistent_contacts = options_.contact.rigid_tangential() ? 0 : history_.persistent(keys);
+
+  const std::clock_t cpu_start = std::clock();
+  variational::ForceSolution solution =
+      variational::solve_force_problem(problem, options_.interior_point);
+  report.solve_cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+  report.solver_stats = variational::solver_stats(solution, options_.interior_point, n);
+  if (n == 0) solution.forces = VecX::Zero(0);
+
+  // Eq. 4.6 with the contact forces constant over the step: v = v_free + dt M^-1 H f, and
+  // dx = dt ((1 - theta) v0 + theta v).
+  report.impulses = dt * solution.forces;
+  const VecX dv = n > 0 ? system.body_velocity_change(report.impulses) : VecX::Zero(v0.size());
+  for (int b = 0; b < body_count; ++b) {
+    RigidBody& body = world_.bodies[b];
+    if (!body.is_dynamic()) continue;
+    const Vec6 v = v_free.segment<6>(kBodyDofs * b) + dv.segment<6>(kBodyDofs * b);
+    body.set_velocity((1.0 - theta) * v0.segment<6>(kBodyDofs * b) + theta * v);
+    v_free.segment<6>(kBodyDofs * b) = v;
+  }
+  if (n > 0) displacement += (theta * dt) * system.contact_velocity(dv);
+  integrate_positions(world_, dt);
+  for (int b = 0; b < body_count; ++b) {
+    if (world_.bodies[b].is_dynamic())
+      world_.bodies[b].set_velocity(v_free.segment<6>(kBodyDofs * b));
+  }
+
+  details.forces = solution.forces;
+  details.displacements = displacement;
+  for (int i = 0; i < n; ++i) details.displacements(2 * i) += contacts[i].gap;
+  details.interior_point = solution.stats;
+  if (!options_.contact.rigid_tangential() && n > 0)
+    history_.store(keys, variational::tangential_forces(solution, n));
+  if (n == 0) history_.clear();
+  report.details = std::move(details);
+  return finish_step(std::move(report));
+}
+
+const VariationalStepDetails& variational_details(const StepReport& report) {
+  const auto* details = std::get_if<VariationalStepDetails>(&report.details);
+  if (!details)
+    throw InputError("variational_details: the report is not of a variational_theta step");
+  return *details;
+}
+
+}  // namespace moreau
