@@ -19,11 +19,13 @@ TrenchConfig trench_config(const std::string& scale, bool complete) {
     if (complete) {
       c.ipm = {{1e-2, end}, {1e-3, end}, {1e-4, end}, {1e-5, end}, {1e-6, end}};
       c.pgj_duration = end;
+      c.pgj_coarse_duration = end;
     } else {
       // The main job (about two hours on 2 cores is the aim, not yet timed at this scale):
       // 1e-5 over the steady part, the others over the first 0.3 s, PGJ over 0.1 s.
       c.ipm = {{1e-2, 0.3}, {1e-3, 0.3}, {1e-4, 0.3}, {1e-5, end}, {1e-6, 0.3}};
       c.pgj_duration = 0.1;
+      c.pgj_coarse_duration = end;
     }
     c.checkpoint_every = 10;
     return c;
@@ -33,10 +35,11 @@ TrenchConfig trench_config(const std::string& scale, bool complete) {
   // Quick: a few hundred spheres, the blade and trench scaled down (README.md).
   c.geometry = {300, 0.30, 0.15, 0.06, 0.05, 0.02};
   c.steady_start = 0.1;
-  const double end = 0.25;
+  const double end = 0.2;
   c.ipm = {{1e-2, end}, {1e-3, end}, {1e-5, end}};
   c.dem_duration = end;
   c.pgj_duration = end;
+  c.pgj_coarse_duration = end;
   c.checkpoint_every = 0;
   return c;
 }

@@ -15,11 +15,12 @@ struct ToleranceRun {
 
 struct TrenchConfig {
   TrenchGeometry geometry;
-  std::vector<ToleranceRun> ipm;  // SHAKE + ipm at h = 1e-2 s
-  double dem_duration = 0.0;      // s
-  double pgj_duration = 0.0;      // s; SHAKE + PGJ at h = 1e-3 s, 2,000 iterations per step
-  double steady_start = 0.0;      // s: the steady part is [steady_start, end of the run]
-  long checkpoint_every = 0;      // windows of 10 ms between checkpoints (0: none)
+  std::vector<ToleranceRun> ipm;     // SHAKE + ipm at h = 1e-2 s
+  double dem_duration = 0.0;         // s
+  double pgj_duration = 0.0;         // s; SHAKE + PGJ at h = 1e-3 s, 2,000 iterations per step
+  double pgj_coarse_duration = 0.0;  // s; the same at h = 1e-2 s (the time step's share)
+  double steady_start = 0.0;         // s: the steady part is [steady_start, end of the run]
+  long checkpoint_every = 0;         // windows of 10 ms between checkpoints (0: none)
 };
 
 // scale: "quick" or "full"; complete: every tolerance over the whole duration (full only).

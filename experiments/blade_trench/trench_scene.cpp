@@ -5,7 +5,6 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
-#include <map>
 #include <numbers>
 #include <random>
 #include <sstream>
@@ -176,34 +175,26 @@ int blade_index(const World& world) {
 }
 
 Packing measure_packing(const World& world, const TrenchGeometry& g) {
-  // Surface: mean over columns (4 r_max wide) of the highest grain top.
-  const double column = 4.0 * kRadiusMax;
-  std::map<std::pair<long, long>, double> top;
-  for (const RigidBody& b : world.bodies) {
-    if (!b.is_dynamic()) continue;
-    const double r = std::get<Sphere>(b.shape.geometry).radius;
-    const std::pair<long, long> key{std::lround(std::floor(b.position.x() / column)),
-                                    std::lround(std::floor(b.position.z() / column))};
-    top[key] = std::max(top[key], b.position.y() + r);
-  }
-  Packing p;
-  for (const auto& [key, height] : top)
-    p.surface_height += height / static_cast<double>(top.size());
   // Packing fraction: volume of the grains whose centres lie in a slab away from the floor,
-  // the walls, the blade and the surface, over the slab's volume.
+  // the walls and the blade, below the fill's expected top, over the slab's volume.
   const Vec3 low(g.blade_thickness + 2.0 * kRadiusMax, 2.0 * kRadiusMax, 2.0 * kRadiusMax);
-  const Vec3 high(g.length - 2.0 * kRadiusMax, 0.75 * p.surface_height, g.width - 2.0 * kRadiusMax);
-  double solid = 0.0;
-  for (const RigidBody& b : world.bodies) {
-    if (!b.is_dynamic()) continue;
-    const Vec3& x = b.position;
-    if ((x.array() >= low.array()).all() && (x.array() <= high.array()).all())
-      solid +=
-          4.0 / 3.0 * std::numbers::pi * std::pow(std::get<Sphere>(b.shape.geometry).radius, 3);
-  }
+  const Vec3 high(g.length - 2.0 * kRadiusMax, 0.75 * g.fill_height(), g.width - 2.0 * kRadiusMax);
   const Vec3 size = high - low;
   if (!(size.minCoeff() > 0.0)) throw InputError("trench " + g.tag() + ": too small to measure");
+  double solid = 0.0, total = 0.0;
+  for (const RigidBody& b : world.bodies) {
+    if (!b.is_dynamic()) continue;
+    const double volume =
+        4.0 / 3.0 * std::numbers::pi * std::pow(std::get<Sphere>(b.shape.geometry).radius, 3);
+    total += volume;
+    const Vec3& x = b.position;
+    if ((x.array() >= low.array()).all() && (x.array() <= high.array()).all()) solid += volume;
+  }
+  Packing p;
   p.packing_fraction = solid / size.prod();
+  // The surface of a level fill of that packing fraction (the top grains' heights scatter by
+  // a diameter; the volume does not).
+  p.surface_height = total / (p.packing_fraction * g.length * g.width);
   const RigidBody& blade = world.bodies[blade_index(world)];
   const double bottom = blade.position.y() - std::get<Box>(blade.shape.geometry).half_extents.y();
   p.blade_depth = p.surface_height - bottom;

@@ -43,7 +43,7 @@ int blade_index(const moreau::World& world);
 
 struct Packing {
   double packing_fraction = 0.0;  // solid share of the bulk away from walls and surface
-  double surface_height = 0.0;    // mean height of the top of the fill over columns, m
+  double surface_height = 0.0;    // height of a level fill of the same grains and packing, m
   double blade_depth = 0.0;       // surface height - blade bottom, m
   double particle_density() const { return kBulkDensity / packing_fraction; }
 };
