@@ -378,8 +378,8 @@ int main(int argc, char** argv) {
                     settled.from_cache ? "read from the cache"
                                        : std::to_string(settled.steps) + " SHAKE steps of 2 ms");
 
-    const fs::path checkpoints =
-        own.resume || config.checkpoint_every > 0 ? dir / "checkpoints" : fs::path();
+    // Checkpoints at the full scale always, at the quick scale when asked to resume.
+    const fs::path checkpoints = own.resume || args.full() ? dir / "checkpoints" : fs::path();
     const auto spec = [&](const std::string& label, const std::string& slug, double duration) {
       return RunSpec{label, slug, duration, checkpoints, config.checkpoint_every, own.resume};
     };

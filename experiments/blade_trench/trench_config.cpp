@@ -40,7 +40,7 @@ TrenchConfig trench_config(const std::string& scale, bool complete) {
   c.dem_duration = end;
   c.pgj_duration = end;
   c.pgj_coarse_duration = end;
-  c.checkpoint_every = 0;
+  c.checkpoint_every = 5;  // written only with --resume (quick runs need none)
   return c;
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "moreau/core/error.hpp"
@@ -26,6 +27,11 @@ json row_json(const WindowRow& r) {
                       r.contacts, r.fast_grains, r.max_speed, r.not_converged});
 }
 
+// JSON has no NaN: nlohmann writes it as null (the DEM's and PGJ's error(gamma, u)).
+double number(const json& x) {
+  return x.is_null() ? std::numeric_limits<double>::quiet_NaN() : x.get<double>();
+}
+
 WindowRow row_from(const json& a) {
   WindowRow r;
   r.time = a.at(0);
@@ -33,7 +39,7 @@ WindowRow row_from(const json& a) {
   r.krylov = a.at(2);
   r.solver_iterations = a.at(3);
   r.merit = a.at(4);
-  r.error = a.at(5);
+  r.error = number(a.at(5));
   r.seconds = a.at(6);
   r.contacts = a.at(7);
   r.fast_grains = a.at(8);
