@@ -184,13 +184,13 @@ void write_series(const fs::path& path, const std::vector<RunResult>& runs) {
   std::ofstream out(path);
   out << std::setprecision(8)
       << "run,time,draft,krylov,solver_iterations,merit,error,seconds,contacts,fast_grains,"
-         "max_speed,not_converged\n";
+         "max_speed,not_converged,solver_seconds,collision_seconds\n";
   for (const RunResult& r : runs)
     for (const WindowRow& w : r.windows)
       out << r.label << "," << w.time << "," << w.draft << "," << w.krylov << ","
           << w.solver_iterations << "," << w.merit << "," << w.error << "," << w.seconds << ","
           << w.contacts << "," << w.fast_grains << "," << w.max_speed << "," << w.not_converged
-          << "\n";
+          << "," << w.solver_seconds << "," << w.collision_seconds << "\n";
 }
 
 // The grains and the blade at the end of a run, for the snapshot of Fig. 9.
@@ -265,6 +265,21 @@ void write_table(const fs::path& path, const std::vector<ToleranceResult>& ipm,
   }
 }
 
+// Where a CD run's time goes: collision detection and the contact solve per step, and the
+// solve's time per Krylov iteration (one Delassus product, the preconditioner and the CG's
+// vector updates: an upper bound of the product's time).
+void measure_cost(ExperimentResults& results, const std::string& name, const RunResult& run) {
+  const double solver = per_step(run, &WindowRow::solver_seconds);
+  const double wall = per_step(run, &WindowRow::seconds);
+  results.measure(name + ": collision time per step", per_step(run, &WindowRow::collision_seconds),
+                  "s");
+  results.measure(name + ": share of the wall time in the contact solve",
+                  wall > 0.0 ? solver / wall : 0.0, "");
+  const double krylov = per_step(run, &WindowRow::krylov);
+  if (krylov > 0.0)
+    results.measure(name + ": solve time per Krylov iteration", solver / krylov, "s");
+}
+
 // The checks of reference/blade_trench/expected.json.
 void check_drafts(ExperimentResults& results, const std::vector<ToleranceResult>& ipm,
                   const Steady& dem) {
@@ -331,6 +346,7 @@ void measure_runs(ExperimentResults& results, const std::vector<ToleranceResult>
                     per_step(t.run, &WindowRow::solver_iterations), "");
     results.measure(name + ": mean error(gamma, u)", mean_error(t.run), "");
     results.measure(name + ": steady draft force", t.draft.mean, "N");
+    measure_cost(results, name, t.run);
   }
   results.measure("DEM: real-time factor", dem.real_time_factor(), "",
                   "time step " + std::to_string(dem.time_step) + " s; published 73,678");
@@ -341,6 +357,7 @@ void measure_runs(ExperimentResults& results, const std::vector<ToleranceResult>
                     r.time_step < 5e-3 ? "published 892,780" : "");
     results.measure(r.label + ": steady draft force", steady(r, steady_start).mean, "N",
                     "DEM " + std::to_string(dem_draft.mean) + " N");
+    measure_cost(results, r.label, r);
   }
 }
 

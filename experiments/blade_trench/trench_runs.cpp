@@ -24,7 +24,8 @@ constexpr double kProgressInterval = 5.0;  // s between progress lines
 
 json row_json(const WindowRow& r) {
   return json::array({r.time, r.draft, r.krylov, r.solver_iterations, r.merit, r.error, r.seconds,
-                      r.contacts, r.fast_grains, r.max_speed, r.not_converged});
+                      r.contacts, r.fast_grains, r.max_speed, r.not_converged, r.solver_seconds,
+                      r.collision_seconds});
 }
 
 // JSON has no NaN: nlohmann writes it as null (the DEM's and PGJ's error(gamma, u)).
@@ -45,6 +46,8 @@ WindowRow row_from(const json& a) {
   r.fast_grains = a.at(8);
   r.max_speed = a.at(9);
   r.not_converged = a.at(10);
+  r.solver_seconds = a.at(11);
+  r.collision_seconds = a.at(12);
   return r;
 }
 
@@ -164,6 +167,9 @@ RunResult run_windows(const RunSpec& spec, Stepper& stepper, int grains,
           errors += 1.0;
         }
         row.contacts += static_cast<double>(report.active_contacts) / per_window;
+        row.solver_seconds += s.wall_seconds;
+        row.collision_seconds += report.collision_stats.broad_phase_seconds +
+                                 report.collision_stats.narrow_phase_seconds;
         if (s.termination != Termination::not_run && !s.converged) ++row.not_converged;
       }
       row.seconds = std::chrono::duration<double>(Clock::now() - start).count();

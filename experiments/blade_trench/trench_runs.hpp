@@ -27,13 +27,15 @@ struct WindowRow {
   double draft = 0.0;   // mean horizontal force of the grains on the blade against its motion, N
   double krylov = 0.0;  // Krylov iterations in the window (IPM)
   double solver_iterations = 0.0;
-  double merit = 0.0;      // largest merit of a step in the window
-  double error = 0.0;      // mean of the IPM's error(gamma, u) over the window's steps
-  double seconds = 0.0;    // wall time of the window
-  double contacts = 0.0;   // mean contacts per step
-  int fast_grains = 0;     // faster than kSeparationSpeed at the window's end
-  double max_speed = 0.0;  // m/s, at the window's end
-  int not_converged = 0;   // steps whose solve stopped above the tolerance
+  double merit = 0.0;              // largest merit of a step in the window
+  double error = 0.0;              // mean of the IPM's error(gamma, u) over the window's steps
+  double seconds = 0.0;            // wall time of the window
+  double solver_seconds = 0.0;     // of the contact solves (0 for the DEM)
+  double collision_seconds = 0.0;  // broad and narrow phase (0 for the DEM)
+  double contacts = 0.0;           // mean contacts per step
+  int fast_grains = 0;             // faster than kSeparationSpeed at the window's end
+  double max_speed = 0.0;          // m/s, at the window's end
+  int not_converged = 0;           // steps whose solve stopped above the tolerance
 };
 
 struct RunSpec {
