@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <limits>
@@ -361,6 +362,87 @@ void measure_runs(ExperimentResults& results, const std::vector<ToleranceResult>
   }
 }
 
+// The settled packing every run starts from, and the particle density from its measured
+// packing fraction; both written beside the results with the scene.
+struct Start {
+  fs::path checkpoint;
+  double density = 0.0;
+};
+
+Start prepare(const TrenchConfig& config, const fs::path& dir, ExperimentResults& results) {
+  const TrenchGeometry& g = config.geometry;
+  const std::string cache = MOREAU_TRENCH_CACHE;
+  const Settled settled = settled_trench(g, cache.empty() ? dir / "cache" : fs::path(cache));
+  std::cout << g.spheres << " spheres settled" << (settled.from_cache ? " (cached)" : "")
+            << std::endl;
+  const Packing packing =
+      measure_packing(trench_world(g, kBulkDensity, kBladeSpeed, settled.checkpoint), g);
+  const Start start{settled.checkpoint, packing.particle_density()};
+  fs::copy_file(settled.checkpoint, dir / "settled_packing.json",
+                fs::copy_options::overwrite_existing);
+  std::ofstream(dir / "trench_scene.json")
+      << trench_scene(g, start.density, kBladeSpeed).dump(1) << "\n";
+  results.measure("spheres", g.spheres, "");
+  results.measure("packing fraction (measured)", packing.packing_fraction, "");
+  results.measure("particle density (bulk 1,382 / packing fraction)", start.density, "kg/m^3");
+  results.measure("fill surface height", packing.surface_height, "m");
+  results.measure("blade depth below the settled surface", packing.blade_depth, "m",
+                  "published 0.2 m");
+  results.measure("settling wall time", settled.seconds, "s",
+                  settled.from_cache ? "read from the cache"
+                                     : std::to_string(settled.steps) + " SHAKE steps of 2 ms");
+  return start;
+}
+
+using SpecFor =
+    std::function<RunSpec(const std::string& label, const std::string& slug, double duration)>;
+
+std::vector<ToleranceResult> run_tolerances(const TrenchConfig& config, const Start& start,
+                                            const SpecFor& spec, const Steady& dem_draft,
+                                            const fs::path& dir) {
+  std::vector<ToleranceResult> ipm;
+  for (const ToleranceRun& t : config.ipm) {
+    SolverOptions o;
+    o.tolerance = t.tolerance;
+    o.max_iterations = 200;  // Newton steps
+    o.warm_start = false;
+    o.record_history = false;
+    const std::string name = tolerance_name(t.tolerance);
+    ToleranceResult r;
+    r.tolerance = t.tolerance;
+    const bool tightest = &t == &config.ipm.back();
+    r.run = run_shake(config, start.density, start.checkpoint,
+                      spec("IPM " + name, "ipm_" + name, t.duration), kCdStep, "ipm", o,
+                      tightest ? dir / "snapshot.csv" : fs::path());
+    r.draft = steady(r.run, config.steady_start);
+    r.mean_difference = std::abs(r.draft.mean - dem_draft.mean) / std::abs(dem_draft.mean);
+    r.rms_difference = relative_rms(r.draft, dem_draft);
+    ipm.push_back(std::move(r));
+  }
+  return ipm;
+}
+
+// PGJ at the paper's best setting (h = 1e-3 s), and at the IPM's step h = 1e-2 s: the latter
+// tells the time step's share of a difference from the DEM from the solver's.
+std::vector<RunResult> run_pgj(const TrenchConfig& config, const Start& start,
+                               const SpecFor& spec) {
+  std::vector<RunResult> pgj;
+  for (const auto& [h, duration, label] :
+       {std::tuple{kPgjStep, config.pgj_duration, std::string("PGJ h=1e-3")},
+        std::tuple{kCdStep, config.pgj_coarse_duration, std::string("PGJ h=1e-2")}}) {
+    if (!(duration > 0.0)) continue;
+    SolverOptions o;
+    o.tolerance = 1e-12;  // below reach: every step runs its 2,000 iterations, as published
+    o.max_iterations = kPgjIterations;
+    o.relaxation = kPgjRelaxation;
+    o.record_history = false;
+    pgj.push_back(run_shake(config, start.density, start.checkpoint,
+                            spec(label, h < 5e-3 ? "pgj" : "pgj_coarse", duration), h, "pgj", o,
+                            fs::path()));
+  }
+  return pgj;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -372,72 +454,17 @@ int main(int argc, char** argv) {
     const fs::path dir = args.output_directory;
     fs::create_directories(dir);
     const TrenchConfig config = trench_config(args.scale, own.complete);
-    const TrenchGeometry& g = config.geometry;
-    const std::string cache = MOREAU_TRENCH_CACHE;
-    const Settled settled = settled_trench(g, cache.empty() ? dir / "cache" : fs::path(cache));
-    std::cout << g.spheres << " spheres settled" << (settled.from_cache ? " (cached)" : "")
-              << std::endl;
-    // The particle density from the packing fraction measured on the settled fill.
-    const Packing packing =
-        measure_packing(trench_world(g, kBulkDensity, kBladeSpeed, settled.checkpoint), g);
-    const double density = packing.particle_density();
-    fs::copy_file(settled.checkpoint, dir / "settled_packing.json",
-                  fs::copy_options::overwrite_existing);
-    std::ofstream(dir / "trench_scene.json")
-        << trench_scene(g, density, kBladeSpeed).dump(1) << "\n";
-    results.measure("spheres", g.spheres, "");
-    results.measure("packing fraction (measured)", packing.packing_fraction, "");
-    results.measure("particle density (bulk 1,382 / packing fraction)", density, "kg/m^3");
-    results.measure("fill surface height", packing.surface_height, "m");
-    results.measure("blade depth below the settled surface", packing.blade_depth, "m",
-                    "published 0.2 m");
-    results.measure("settling wall time", settled.seconds, "s",
-                    settled.from_cache ? "read from the cache"
-                                       : std::to_string(settled.steps) + " SHAKE steps of 2 ms");
-
+    const Start start = prepare(config, dir, results);
     // Checkpoints at the full scale always, at the quick scale when asked to resume.
     const fs::path checkpoints = own.resume || args.full() ? dir / "checkpoints" : fs::path();
-    const auto spec = [&](const std::string& label, const std::string& slug, double duration) {
+    const SpecFor spec = [&](const std::string& label, const std::string& slug, double duration) {
       return RunSpec{label, slug, duration, checkpoints, config.checkpoint_every, own.resume};
     };
     const RunResult dem =
-        run_dem(config, density, settled.checkpoint, spec("DEM", "dem", config.dem_duration));
+        run_dem(config, start.density, start.checkpoint, spec("DEM", "dem", config.dem_duration));
     const Steady dem_draft = steady(dem, config.steady_start);
-    std::vector<ToleranceResult> ipm;
-    for (const ToleranceRun& t : config.ipm) {
-      SolverOptions o;
-      o.tolerance = t.tolerance;
-      o.max_iterations = 200;  // Newton steps
-      o.warm_start = false;
-      o.record_history = false;
-      const std::string name = tolerance_name(t.tolerance);
-      ToleranceResult r;
-      r.tolerance = t.tolerance;
-      const bool tightest = &t == &config.ipm.back();
-      r.run = run_shake(config, density, settled.checkpoint,
-                        spec("IPM " + name, "ipm_" + name, t.duration), kCdStep, "ipm", o,
-                        tightest ? dir / "snapshot.csv" : fs::path());
-      r.draft = steady(r.run, config.steady_start);
-      r.mean_difference = std::abs(r.draft.mean - dem_draft.mean) / std::abs(dem_draft.mean);
-      r.rms_difference = relative_rms(r.draft, dem_draft);
-      ipm.push_back(std::move(r));
-    }
-    // PGJ at the paper's best setting (h = 1e-3 s), and at the IPM's step h = 1e-2 s: the
-    // latter tells the time step's share of a difference from the DEM from the solver's.
-    std::vector<RunResult> pgj;
-    for (const auto& [h, duration, label] :
-         {std::tuple{kPgjStep, config.pgj_duration, std::string("PGJ h=1e-3")},
-          std::tuple{kCdStep, config.pgj_coarse_duration, std::string("PGJ h=1e-2")}}) {
-      if (!(duration > 0.0)) continue;
-      SolverOptions o;
-      o.tolerance = 1e-12;  // below reach: every step runs its 2,000 iterations, as published
-      o.max_iterations = kPgjIterations;
-      o.relaxation = kPgjRelaxation;
-      o.record_history = false;
-      pgj.push_back(run_shake(config, density, settled.checkpoint,
-                              spec(label, h < 5e-3 ? "pgj" : "pgj_coarse", duration), h, "pgj", o,
-                              fs::path()));
-    }
+    const std::vector<ToleranceResult> ipm = run_tolerances(config, start, spec, dem_draft, dir);
+    const std::vector<RunResult> pgj = run_pgj(config, start, spec);
 
     std::vector<RunResult> all = {dem};
     for (const ToleranceResult& t : ipm) all.push_back(t.run);
