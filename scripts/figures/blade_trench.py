@@ -84,7 +84,7 @@ def snapshot_figure(output_dir):
             centre = {"x": float(bl["x"]), "y": float(bl["y"]), "z": float(bl["z"])}
             half = {"x": float(bl["half_x"]), "y": float(bl["half_y"]), "z": float(bl["half_z"])}
             ax.add_patch(Rectangle((centre[a] - half[a], centre[b] - half[b]), 2 * half[a],
-                                   2 * half[b], color="tab:red", alpha=0.6))
+                                   2 * half[b], color="tab:red", alpha=0.8, zorder=3))
         ax.autoscale_view()
         ax.set_aspect("equal")
         ax.set_title(title, fontsize=9)
@@ -131,7 +131,7 @@ def rtf_figure(output_dir):
 
 def make(output_dir):
     figures = [draft_figure(output_dir), snapshot_figure(output_dir), rtf_figure(output_dir)]
-    return [f for f in figures if f]
+    return [os.path.basename(f) for f in figures if f]  # relative to output_dir
 
 
 if __name__ == "__main__":
