@@ -544,6 +544,23 @@ BOOST_AUTO_TEST_CASE(contacts_do_not_depend_on_the_thread_count) {
   BOOST_TEST(identical);
 }
 
+BOOST_AUTO_TEST_CASE(large_non_dynamic_bodies_off_the_grid_find_the_same_pairs) {
+  // A blade (prescribed box) and a fixed slab, both far larger than the grains, are tested
+  // against every body instead of sizing the grid's cells: the pairs are those of the brute
+  // force, in the same order.
+  World world = random_spheres(Dimension::three, 3000, 4321, 20.0, Vec3::Zero());
+  const int blade = add(world, Box{Vec3(0.2, 4.0, 3.0)}, Vec3(10.0, 10.0, 10.0), about_z(0.3),
+                        Motion::prescribed);
+  add(world, Box{Vec3(6.0, 0.5, 6.0)}, Vec3(5.0, 2.0, 15.0), Quat::Identity(), Motion::fixed);
+  CollisionOptions options;
+  options.margin = 0.05;
+  const auto grid = broad_phase_pairs(world, options);
+  BOOST_TEST((grid == brute_force_pairs(world, options.margin)));
+  BOOST_TEST(std::count_if(grid.begin(), grid.end(), [&](const auto& p) {
+               return p.first == blade || p.second == blade;
+             }) > 10);
+}
+
 BOOST_AUTO_TEST_CASE(two_non_dynamic_bodies_are_never_paired) {
   World world = world_of(Dimension::three);
   add(world, HalfSpace{}, Vec3::Zero(), Quat::Identity(), Motion::fixed);

@@ -3,6 +3,7 @@
 #include "moreau/simulation/simulation.hpp"
 
 #include <boost/test/unit_test.hpp>
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -10,6 +11,8 @@
 #include <variant>
 #include <vector>
 
+#include "moreau/core/error.hpp"
+#include "moreau/io/checkpoint.hpp"
 #include "moreau/io/scene.hpp"
 #include "moreau/simulation/observers.hpp"
 
@@ -135,6 +138,34 @@ BOOST_AUTO_TEST_CASE(warn_policy_warns_ten_times_then_only_counts) {
   for (char c : text) lines += c == '\n';
   BOOST_TEST(lines == 11);  // ten warnings and the note that the rest are only counted
   BOOST_TEST(text.find("only counted") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(checkpoint_reads_back_exactly_and_rejects_other_shapes) {
+  Scene scene = resting_ball("shake", "apgd", 100);
+  World& world = scene.world;
+  world.bodies[1].position = Vec3(0.1, 0.1 + 1.0 / 3.0, -0.2);
+  world.bodies[1].linear_velocity = Vec3(1e-17, -2.0 / 7.0, 3.0);
+  world.time = 0.125;
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / "moreau_simulation_test_checkpoint.json";
+  write_checkpoint(path, world, 7, "ball.json");
+  Scene fresh = resting_ball("shake", "apgd", 100);
+  BOOST_TEST(read_checkpoint(path, fresh.world) == 7);
+  BOOST_TEST(fresh.world.time == 0.125);
+  BOOST_TEST((fresh.world.bodies[1].position == world.bodies[1].position));
+  BOOST_TEST((fresh.world.bodies[1].linear_velocity == world.bodies[1].linear_velocity));
+  // A ball of another radius (or another motion) is another world: named in the error.
+  Scene other = resting_ball("shake", "apgd", 100);
+  other.world.bodies[1].shape.geometry = Sphere{0.2};
+  BOOST_CHECK_EXCEPTION(read_checkpoint(path, other.world), InputError, [](const InputError& e) {
+    return std::string(e.what()).find("bodies[1].shape") != std::string::npos;
+  });
+  other = resting_ball("shake", "apgd", 100);
+  other.world.bodies[1].motion = Motion::prescribed;
+  BOOST_CHECK_EXCEPTION(read_checkpoint(path, other.world), InputError, [](const InputError& e) {
+    return std::string(e.what()).find("bodies[1].motion") != std::string::npos;
+  });
+  std::filesystem::remove(path);
 }
 
 }  // namespace

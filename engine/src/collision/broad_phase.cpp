@@ -12,6 +12,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -27,6 +28,18 @@ constexpr double kCellCoordinateLimit = 4.0e18;
 
 // Below this many bodies a parallel region costs more than it saves.
 constexpr int kParallelBodies = 4096;
+
+// A non-dynamic body whose bounding radius exceeds this many times the largest dynamic one
+// stays off the grid: the cell is sized for the grains, not for one blade or wall.
+constexpr double kLargeBodyFactor = 4.0;
+
+double largest_dynamic_radius(const std::vector<double>& radius, const std::vector<char>& dynamic) {
+  double largest = 0.0;
+  for (std::size_t i = 0; i < radius.size(); ++i)
+    if (dynamic[i] && std::isfinite(radius[i])) largest = std::max(largest, radius[i]);
+  // Without dynamic bounded bodies no body is large: the grid then holds every bounded one.
+  return largest > 0.0 ? largest : std::numeric_limits<double>::infinity();
+}
 
 using Cell = std::array<std::int64_t, 3>;  // (z, y, x): lexicographic order is the sweep order
 
@@ -116,10 +129,16 @@ std::vector<std::pair<int, int>> broad_phase_pairs(const World& world,
     radius[i] = bounding_radius(b.shape.geometry);
     dynamic[i] = b.is_dynamic();
   }
-  std::vector<int> unbounded;  // ascending body index
+  // Bodies kept off the grid (ascending index): unbounded shapes (half-spaces) and large
+  // non-dynamic bodies (a blade, a wall box among grains), which would otherwise set the cell
+  // size for every grain; both are tested against every body instead.
+  const double large = kLargeBodyFactor * largest_dynamic_radius(radius, dynamic);
+  std::vector<int> unbounded;
+  std::vector<char> gridded(n);
   double max_radius = 0.0;
   for (int i = 0; i < n; ++i) {
-    if (std::isfinite(radius[i])) {
+    gridded[i] = std::isfinite(radius[i]) && (dynamic[i] != 0 || !(radius[i] > large));
+    if (gridded[i]) {
       max_radius = std::max(max_radius, radius[i]);
     } else {
       unbounded.push_back(i);
@@ -137,7 +156,7 @@ std::vector<std::pair<int, int>> broad_phase_pairs(const World& world,
   std::vector<Item> items;
   items.reserve(n - unbounded.size());
   for (int i = 0; i < n; ++i)
-    if (std::isfinite(radius[i])) items.push_back(Item{Cell{}, i});
+    if (gridded[i]) items.push_back(Item{Cell{}, i});
   const int bounded = static_cast<int>(items.size());
 #pragma omp parallel for schedule(static) if (parallel)
   for (int k = 0; k < bounded; ++k) {
@@ -235,14 +254,20 @@ std::vector<std::pair<int, int>> broad_phase_pairs(const World& world,
   }
   found.clear();
 
+  // The same bounding-sphere test as the grid's, always true for an unbounded shape.
+  auto close = [&](int a, int b) {
+    if (!std::isfinite(radius[a]) || !std::isfinite(radius[b])) return true;
+    const double limit = radius[a] + radius[b] + margin;
+    return (centre[a] - centre[b]).squaredNorm() <= limit * limit;
+  };
   auto unbounded_partners = [&](int a, auto&& emit) {
-    if (std::isfinite(radius[a])) {
+    if (gridded[a]) {
       for (auto it = std::upper_bound(unbounded.begin(), unbounded.end(), a); it != unbounded.end();
            ++it)
-        if (dynamic[a] || dynamic[*it]) emit(*it);
+        if ((dynamic[a] || dynamic[*it]) && close(a, *it)) emit(*it);
     } else {
       for (int b = a + 1; b < n; ++b)
-        if (dynamic[a] || dynamic[b]) emit(b);
+        if ((dynamic[a] || dynamic[b]) && close(a, b)) emit(b);
     }
   };
   std::vector<long long> pair_start(n + 1, 0);

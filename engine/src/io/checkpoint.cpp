@@ -3,7 +3,9 @@
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <type_traits>
 #include <utility>
+#include <variant>
 
 #include "moreau/core/error.hpp"
 
@@ -15,6 +17,43 @@ constexpr const char* kFormat = "moreau checkpoint";
 constexpr int kVersion = 1;
 
 json vector_json(const Vec3& v) { return json::array({v.x(), v.y(), v.z()}); }
+
+std::string motion_name(Motion motion) {
+  switch (motion) {
+    case Motion::fixed:
+      return "fixed";
+    case Motion::prescribed:
+      return "prescribed";
+    case Motion::dynamic:
+      break;
+  }
+  return "dynamic";
+}
+
+// What a body is, beside its state: its motion and shape (type, size, offset; a polygon
+// by its outline), written so that a checkpoint read into another scene is caught.
+json identity_json(const RigidBody& b) {
+  json shape = std::visit(
+      [](const auto& g) -> json {
+        using G = std::decay_t<decltype(g)>;
+        if constexpr (std::is_same_v<G, Sphere>) return {{"radius", g.radius}};
+        if constexpr (std::is_same_v<G, HalfSpace>) return {{"normal", vector_json(g.normal)}};
+        if constexpr (std::is_same_v<G, Box>)
+          return {{"half_extents", vector_json(g.half_extents)}};
+        if constexpr (std::is_same_v<G, Capsule>)
+          return {{"half_length", g.half_length}, {"radius", g.radius}};
+        if constexpr (std::is_same_v<G, Polygon>) {
+          json outline = json::array();
+          for (const Vec2& v : g.outline) outline.push_back(json::array({v.x(), v.y()}));
+          return {{"outline", outline}};
+        }
+      },
+      b.shape.geometry);
+  shape["type"] = shape_name(b.shape.geometry);
+  shape["offset"] = vector_json(b.shape.offset);
+  return {
+      {"motion", motion_name(b.motion)}, {"rotation_locked", b.rotation_locked}, {"shape", shape}};
+}
 
 // The numbers at `key` of `node` (path `where`), `size` of them, all finite.
 std::vector<double> read_numbers(const json& node, const std::string& key, std::size_t size,
@@ -56,6 +95,12 @@ void read_state(const json& document, World& world) {
     if (bodies[i].value("name", "") != body.name)
       throw InputError(where + ".name: expected \"" + body.name + "\", the scene's body " +
                        std::to_string(i));
+    // Version-1 files written before the identity was added carry none of these keys.
+    const json identity = identity_json(body);
+    for (const auto& [key, expected] : identity.items())
+      if (bodies[i].contains(key) && bodies[i][key] != expected)
+        throw InputError(where + "." + key + ": the checkpoint has " + bodies[i][key].dump() +
+                         ", the scene " + expected.dump());
     body.position = read_vec3(bodies[i], "position", where);
     const std::vector<double> q = read_numbers(bodies[i], "orientation", 4, where);
     const Quat orientation(q[0], q[1], q[2], q[3]);
@@ -74,12 +119,14 @@ void write_checkpoint(const std::filesystem::path& path, const World& world, lon
                       const std::string& scene) {
   json bodies = json::array();
   for (const RigidBody& b : world.bodies) {
-    bodies.push_back({{"name", b.name},
-                      {"position", vector_json(b.position)},
-                      {"orientation", json::array({b.orientation.w(), b.orientation.x(),
-                                                   b.orientation.y(), b.orientation.z()})},
-                      {"velocity", vector_json(b.linear_velocity)},
-                      {"angular_velocity", vector_json(b.angular_velocity)}});
+    json body = {{"name", b.name},
+                 {"position", vector_json(b.position)},
+                 {"orientation", json::array({b.orientation.w(), b.orientation.x(),
+                                              b.orientation.y(), b.orientation.z()})},
+                 {"velocity", vector_json(b.linear_velocity)},
+                 {"angular_velocity", vector_json(b.angular_velocity)}};
+    body.update(identity_json(b));
+    bodies.push_back(body);
   }
   const json document = {{"format", kFormat}, {"version", kVersion}, {"scene", scene},
                          {"step", step},      {"time", world.time},  {"bodies", bodies}};

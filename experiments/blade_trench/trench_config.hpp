@@ -1,0 +1,29 @@
+#pragma once
+// What each scale of the blade trench runs (README.md says why): geometry, the tolerances
+// with their simulated durations, the DEM reference and the PGJ comparison.
+#include <string>
+#include <vector>
+
+#include "trench_scene.hpp"
+
+namespace blade_trench {
+
+struct ToleranceRun {
+  double tolerance = 0.0;  // on the suite's merit (the paper's tolerance on its error)
+  double duration = 0.0;   // simulated, s
+};
+
+struct TrenchConfig {
+  TrenchGeometry geometry;
+  std::vector<ToleranceRun> ipm;     // SHAKE + ipm at h = 1e-2 s
+  double dem_duration = 0.0;         // s
+  double pgj_duration = 0.0;         // s; SHAKE + PGJ at h = 1e-3 s, 2,000 iterations per step
+  double pgj_coarse_duration = 0.0;  // s; the same at h = 1e-2 s (the time step's share)
+  double steady_start = 0.0;         // s: the steady part is [steady_start, end of the run]
+  long checkpoint_every = 0;         // windows of 10 ms between checkpoints (0: none)
+};
+
+// scale: "quick" or "full"; complete: every tolerance over the whole duration (full only).
+TrenchConfig trench_config(const std::string& scale, bool complete);
+
+}  // namespace blade_trench
