@@ -25,6 +25,7 @@
 #include "moreau/dem/dem_stepper.hpp"
 #include "moreau/harness/results.hpp"
 #include "moreau/integrator/shake_stepper.hpp"
+#include "moreau/registry/solver_registry.hpp"
 #include "moreau/solver/solver.hpp"
 #include "trench_config.hpp"
 #include "trench_runs.hpp"

@@ -14,6 +14,7 @@
 #include "moreau/integrator/shake_stepper.hpp"
 #include "moreau/io/checkpoint.hpp"
 #include "moreau/io/scene.hpp"
+#include "moreau/registry/solver_registry.hpp"
 
 namespace blade_trench {
 namespace {
