@@ -167,6 +167,11 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
              bool warm_start) override {
     iterations = 0;
     if (!rhs.allFinite()) return false;
+    if (use_cone_variables_) {
+      const bool ok = polish_->solve(rhs, tolerance, dx, iterations, warm_start);
+      reached_ = polish_->reached_tolerance();
+      return ok;
+    }
     const int p = 6 * factor_.blocks();
     VecX d_rhs, g, q;
     apply_d_inverse(rhs, d_rhs);
@@ -182,6 +187,10 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
       r -= w + q;
     }
     if (!conjugate_gradient(tolerance, w, u, r, iterations)) return false;
+    // Near the solution the body-space CG can stop at its cap (K's springs D_k^-1 ~ 1/mu span
+    // many decades); from then on the cone variables, where CG at the cap still makes
+    // progress, solve the remaining Newton systems.
+    if (iterations >= max_iterations_) use_cone_variables_ = true;
     w_ = w;
     apply_d_inverse(rhs - u, dx);
     // The true residual: polish in the cone variables where the recurrence drifted.
@@ -237,7 +246,8 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
   std::vector<Mat6> body_preconditioner_;  // (I + sum_k F_bk D_k^-1 F_bk^T)^-1
   std::unique_ptr<NewtonSystem> polish_;   // CG in the cone variables
   bool reached_ = true;
-  VecX w_;  // last solution, for the warm start
+  bool use_cone_variables_ = false;  // after a body-space solve that hit the cap
+  VecX w_;                           // last solution, for the warm start
 };
 
 // Sparse Cholesky (CHOLMOD) of K, assembled from the cones' couplings (lower triangle); the
@@ -253,6 +263,7 @@ class BodySpaceCholmod final : public BodySpaceForm {
   }
 
   bool set_scaling(const std::vector<Mat3>& scaling_squared) override {
+    if (cone_variables_) return cone_variables_->set_scaling(scaling_squared);
     if (!set_d_inverse(scaling_squared)) return false;
     assemble();
     factor_k_.factorize(k_);
@@ -265,12 +276,19 @@ class BodySpaceCholmod final : public BodySpaceForm {
              bool /*warm_start*/) override {
     iterations = 0;
     if (!rhs.allFinite()) return false;
+    if (cone_variables_) return cone_variables_->solve(rhs, tolerance, dx, iterations);
     woodbury(rhs, dx);
     double previous = std::numeric_limits<double>::infinity();
-    for (int refinement = 0; refinement < kMaxRefinements; ++refinement) {
+    for (int refinement = 0;; ++refinement) {
       const VecX r = residual(rhs, dx);
       const double norm = r.norm();
-      if (!(norm < previous) || norm <= kRefinementTarget * tolerance) break;
+      if (norm <= kRefinementTarget * tolerance) break;
+      if (!(norm < previous) || refinement == kMaxRefinements) {
+        // Rounding in K (condition ~ 1/mu) beyond what refinement recovers, close to the
+        // solution: the cone variables' factorization takes over for the remaining steps.
+        if (norm > tolerance) return switch_to_cone_variables(rhs, tolerance, dx, iterations);
+        break;
+      }
       previous = norm;
       VecX correction;
       woodbury(r, correction);
@@ -284,6 +302,12 @@ class BodySpaceCholmod final : public BodySpaceForm {
   // of it (each step costs one product with N and two triangular solves).
   static constexpr double kRefinementTarget = 1e-3;
   static constexpr int kMaxRefinements = 3;
+
+  bool switch_to_cone_variables(const VecX& rhs, double tolerance, VecX& dx, int& iterations) {
+    cone_variables_ = make_cholmod_system(problem_);
+    return cone_variables_->set_scaling(scaling_) &&
+           cone_variables_->solve(rhs, tolerance, dx, iterations);
+  }
 
   void woodbury(const VecX& b, VecX& dx) {
     VecX d_b, g, u;
@@ -320,6 +344,7 @@ class BodySpaceCholmod final : public BodySpaceForm {
   }
 
   Eigen::SparseMatrix<double, Eigen::ColMajor> k_;  // lower triangle of K
+  std::unique_ptr<NewtonSystem> cone_variables_;    // once K's accuracy ran out
   Eigen::CholmodDecomposition<Eigen::SparseMatrix<double, Eigen::ColMajor>, Eigen::Lower> factor_k_;
 };
 

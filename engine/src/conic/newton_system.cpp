@@ -213,12 +213,16 @@ std::unique_ptr<NewtonSystem> make_conjugate_gradient_system(const ConicQp& prob
   return std::make_unique<ConjugateGradientSystem>(problem, options);
 }
 
+std::unique_ptr<NewtonSystem> make_cholmod_system(const ConicQp& problem) {
+  return std::make_unique<CholmodSystem>(problem);
+}
+
 std::unique_ptr<NewtonSystem> make_newton_system(const ConicQp& problem,
                                                  const InteriorPointOptions& options) {
   if (options.body_space && problem.hessian->factor() != nullptr) {
     return make_body_space_system(problem, options);
   }
-  if (options.backend == LinearBackend::cholmod) return std::make_unique<CholmodSystem>(problem);
+  if (options.backend == LinearBackend::cholmod) return make_cholmod_system(problem);
   return make_conjugate_gradient_system(problem, options);
 }
 

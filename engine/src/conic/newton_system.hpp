@@ -36,6 +36,8 @@ std::unique_ptr<NewtonSystem> make_newton_system(const ConicQp& problem,
 // Preconditioned CG on H in the cone variables (warm_start: from the dx passed in).
 std::unique_ptr<NewtonSystem> make_conjugate_gradient_system(const ConicQp& problem,
                                                              const InteriorPointOptions& options);
+// CHOLMOD on the assembled H in the cone variables.
+std::unique_ptr<NewtonSystem> make_cholmod_system(const ConicQp& problem);
 // CG or CHOLMOD on the body-space form of H = D + F^T F (body_space_system.cpp).
 std::unique_ptr<NewtonSystem> make_body_space_system(const ConicQp& problem,
                                                      const InteriorPointOptions& options);
