@@ -310,10 +310,13 @@ struct SolverRun {
   SolverStats stats;
   VecX impulses;
   std::vector<double> time_to_tolerance;  // per kTolerances entry; NaN where not reached
-  // Iterate k of merit_history: PGJ, PGS and APGD record r = 0 first, then every iteration;
-  // the IPM records every Newton step (no r = 0 entry).
+  // Runs read at checkpoints (paper_error_run): iteration and seconds of each history entry.
+  std::vector<int> checkpoint_iterations;
+  std::vector<double> checkpoint_seconds;
+  // Iterate k of merit_history: every solver records its starting point (r = 0, or the IPM's
+  // interior starting point) first, then every iteration or Newton step.
   int iteration_of(std::size_t k) const {
-    return ipm ? static_cast<int>(k) + 1 : static_cast<int>(k);
+    return checkpoint_iterations.empty() ? static_cast<int>(k) : checkpoint_iterations[k];
   }
   // Seconds at merit_history[k]. PGJ, PGS and APGD cost the same per iteration (one Delassus
   // product and one merit), so time is spread evenly. An IPM Newton step costs its Krylov
@@ -321,30 +324,107 @@ struct SolverRun {
   // spread in proportion to 2 + Krylov iterations per step (uniform for the direct back-end,
   // which reports none).
   double seconds_at(std::size_t k) const {
+    if (!checkpoint_seconds.empty()) return checkpoint_seconds[k];
     if (stats.iterations <= 0) return 0.0;
     if (!ipm) return stats.wall_seconds * iteration_of(k) / stats.iterations;
-    const std::vector<int>& krylov = stats.krylov_iterations_per_step;
-    double done = 0.0, total = 0.0;
-    for (int i = 0; i < stats.iterations; ++i) {
-      const double cost = 2.0 + (i < static_cast<int>(krylov.size()) ? krylov[i] : 0);
-      total += cost;
-      if (i <= static_cast<int>(k)) done += cost;
-    }
-    return stats.wall_seconds * done / total;
+    return stats.wall_seconds * krylov_cost(static_cast<int>(k)) / krylov_cost(stats.iterations);
   }
-  // First time the merit is <= tolerance; nullopt when never.
-  std::optional<double> time_to(double tolerance) const {
+  // Products of the first `steps` Newton steps (2 + Krylov iterations each).
+  double krylov_cost(int steps) const {
+    const std::vector<int>& krylov = stats.krylov_iterations_per_step;
+    double cost = 0.0;
+    for (int i = 0; i < steps; ++i)
+      cost += 2.0 + (i < static_cast<int>(krylov.size()) ? krylov[i] : 0);
+    return cost;
+  }
+  // Krylov iterations of the first k Newton steps (the IPM's iterate k).
+  int krylov_at(std::size_t k) const {
+    const std::vector<int>& krylov = stats.krylov_iterations_per_step;
+    int sum = 0;
+    for (std::size_t i = 0; i < k && i < krylov.size(); ++i) sum += krylov[i];
+    return sum;
+  }
+  // First history index with a value <= tolerance.
+  std::optional<std::size_t> first_below(double tolerance) const {
     for (std::size_t k = 0; k < stats.merit_history.size(); ++k)
-      if (stats.merit_history[k] <= tolerance) return seconds_at(k);
+      if (stats.merit_history[k] <= tolerance) return k;
     return std::nullopt;
   }
+  // First time the history (merit or the paper's error) is <= tolerance; nullopt when never.
+  std::optional<double> time_to(double tolerance) const {
+    const std::optional<std::size_t> k = first_below(tolerance);
+    return k ? std::optional<double>(seconds_at(*k)) : std::nullopt;
+  }
 };
+
+// Histories on the paper's error(gamma, u) carry this suffix in their label (the suite's merit
+// has none), in the CSV files and the results.
+const std::string kErrorSuffix = " [error]";
 
 struct SolverSpec {
   std::string label;
   std::string name;
   SolverOptions options;
+  bool paper_error = false;  // IPM: stop on and record kleinert_error (the paper's error)
 };
+
+bool is_error_run(const SolverRun& run) {
+  return run.label.size() > kErrorSuffix.size() &&
+         run.label.compare(run.label.size() - kErrorSuffix.size(), kErrorSuffix.size(),
+                           kErrorSuffix) == 0;
+}
+std::string measure_name(const SolverRun& run) { return is_error_run(run) ? "error" : "merit"; }
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::unique_ptr<ContactSolver> make_spec_solver(const SolverSpec& spec) {
+  if (!spec.paper_error) return make_solver(spec.name, spec.options);
+  InteriorPointSolverOptions ipm;
+  if (spec.name == "ipm-direct") ipm.backend = conic::LinearBackend::cholmod;
+  ipm.stop_on_paper_error = true;
+  return std::make_unique<InteriorPointSolver>(spec.options, ipm);
+}
+
+// PGJ's paper's error(gamma, u) over its iterations: PGJ keeps no state but r, so a run
+// continued from its own r in chunks is the same run; between chunks the error is evaluated.
+// Checkpoints grow geometrically (about 150 up to the cap). Each chunk is a solve with its own
+// setup (step sizes, first product, merit), which on the small piles would cost as much as the
+// iterations themselves: iterate k is timed at k times the per-iteration time of PGJ's
+// uninterrupted merit run (seconds_per_iteration), as every PGJ curve is.
+SolverRun paper_error_run(const ConeProblem& problem, const SolverSpec& spec,
+                          double seconds_per_iteration) {
+  SolverRun run;
+  run.label = spec.label + kErrorSuffix;
+  run.impulses = VecX::Zero(problem.size());
+  SolverOptions options = spec.options;
+  options.warm_start = true;
+  options.record_history = false;
+  options.tolerance = 0.0;
+  VecX u(problem.size());
+  int done = 0;
+  const auto record = [&] {
+    problem.delassus->apply(run.impulses, u);
+    u += problem.q;
+    run.stats.merit_history.push_back(kleinert_error(problem, run.impulses, u));
+    run.checkpoint_iterations.push_back(done);
+    run.checkpoint_seconds.push_back(done * seconds_per_iteration);
+  };
+  record();
+  while (done < spec.options.max_iterations) {
+    const int next =
+        std::min(spec.options.max_iterations, std::max(done + 1, static_cast<int>(done * 1.06)));
+    options.max_iterations = next - done;
+    make_solver(spec.name, options)->solve(problem, run.impulses);
+    done = next;
+    record();
+  }
+  run.stats.solver = spec.name;
+  run.stats.iterations = done;
+  run.stats.wall_seconds = done * seconds_per_iteration;
+  run.stats.merit = merit(problem, run.impulses);
+  run.stats.kleinert_error = run.stats.merit_history.back();
+  run.stats.termination = Termination::iteration_limit;
+  return run;
+}
 
 std::vector<SolverSpec> solver_specs(bool full) {
   const std::vector<std::string> known = solver_names();
@@ -371,6 +451,14 @@ std::vector<SolverSpec> solver_specs(bool full) {
   add("APGD", "apgd", full ? 10000 : 5000, 1.0);
   for (const std::string& name : known)
     if (is_ipm(name) && has(name)) add(name == "ipm" ? "IPM" : "IPM-direct", name, 200, 1.0);
+  // The IPM once more, stopped on the paper's error(gamma, u) at 1e-6 (Kleinert Table 1's
+  // tightest tolerance): the paper's measure for Fig. 6-7 and the 1e-4 / 1e-5 / 1e-6 report.
+  for (const std::string& name : known)
+    if (is_ipm(name) && has(name)) {
+      add((name == "ipm" ? "IPM" : "IPM-direct") + kErrorSuffix, name, 200, 1.0);
+      specs.back().options.tolerance = 1e-6;
+      specs.back().paper_error = true;
+    }
   return specs;
 }
 
@@ -443,12 +531,7 @@ int main(int argc, char** argv) {
       results.measure(tag + ": largest speed after settling", pile.final_max_speed, "m/s");
 
       std::vector<SolverRun> runs;
-      for (const SolverSpec& s : specs) {
-        SolverRun run;
-        run.label = s.label;
-        run.ipm = is_ipm(s.name);
-        run.impulses = VecX::Zero(3 * contacts);
-        run.stats = make_solver(s.name, s.options)->solve(measured.problem, run.impulses);
+      const auto report = [&](SolverRun& run) {
         // Time to each tolerance, read off the history (seconds_at: even per iteration for
         // PGJ, PGS and APGD, Krylov-weighted per Newton step for the IPM); separate IPM runs
         // per tolerance would be exact but cost three more solves each, beyond ctest's budget.
@@ -468,10 +551,21 @@ int main(int argc, char** argv) {
           const double t = run.time_to_tolerance[k];
           time_csv << p + 1 << "," << spec.spheres << "," << contacts << "," << run.label << ","
                    << kTolerances[k] << "," << t << "," << run.stats.iterations << "\n";
-          results.measure(tag + ": " + run.label + " time to merit " +
+          results.measure(tag + ": " + run.label + " time to " + measure_name(run) + " " +
                               std::to_string(kTolerances[k]).substr(0, 6),
                           t, "s", std::isnan(t) ? "not reached" : "");
         }
+        // The paper's Table 1 tolerances: wall time and Krylov iterations of the IPM to reach
+        // its error 1e-4, 1e-5, 1e-6 (read off the run; Krylov iterations are exact).
+        if (run.ipm && is_error_run(run))
+          for (const double tol : {1e-4, 1e-5, 1e-6}) {
+            const std::optional<std::size_t> k = run.first_below(tol);
+            const std::string name =
+                tag + ": " + run.label + " to error " + std::to_string(tol).substr(0, 8);
+            results.measure(name + " seconds", k ? run.seconds_at(*k) : kNaN, "s",
+                            k ? std::to_string(*k) + " Newton steps" : "not reached");
+            results.measure(name + " Krylov iterations", k ? run.krylov_at(*k) : kNaN, "");
+          }
         // The paper's error(gamma, u) of the final iterate (kleinert_error, the IPM's measure).
         VecX u(3 * contacts);
         measured.problem.delassus->apply(run.impulses, u);
@@ -490,6 +584,26 @@ int main(int argc, char** argv) {
         std::cout << "  " << run.label << ": merit " << run.stats.merit << " after "
                   << run.stats.iterations << " iterations, " << run.stats.wall_seconds << " s"
                   << std::endl;
+      };
+      for (const SolverSpec& s : specs) {
+        SolverRun run;
+        run.label = s.label;
+        run.ipm = is_ipm(s.name);
+        run.impulses = VecX::Zero(3 * contacts);
+        run.stats = make_spec_solver(s)->solve(measured.problem, run.impulses);
+        report(run);
+        runs.push_back(std::move(run));
+      }
+      // PGJ on the paper's error(gamma, u), the measure of Kleinert Fig. 6-7.
+      for (const SolverSpec& s : specs) {
+        if (s.label != "PGJ") continue;
+        const SolverStats& merit_run =
+            std::find_if(runs.begin(), runs.end(), [](const SolverRun& r) {
+              return r.label == "PGJ";
+            })->stats;
+        SolverRun run = paper_error_run(measured.problem, s,
+                                        merit_run.wall_seconds / std::max(1, merit_run.iterations));
+        report(run);
         runs.push_back(std::move(run));
       }
 
@@ -499,6 +613,8 @@ int main(int argc, char** argv) {
         throw InputError("no run " + label);
       };
       const SolverRun& pgj = find("PGJ");
+      // The paper's claims are on its error(gamma, u) (Fig. 6-7): PGJ and the IPM compared there.
+      const SolverRun& pgj_error = find("PGJ" + kErrorSuffix);
       // PGJ stalls (Kleinert Sec. 5: "its convergence rate stalled almost completely before a
       // reasonably small error was achieved"): above 5e-4 at its cap, and the second half of its
       // iterations reduced the merit by less than a factor 2.
@@ -517,22 +633,23 @@ int main(int argc, char** argv) {
         return std::isnan(t) ? std::nullopt : std::optional<double>(t);
       };
       for (const SolverRun& r : runs) {
-        if (r.label != "IPM") continue;  // the paper's IPM-MF
-        const std::optional<double> ipm = seconds(r, 1), jacobi = seconds(pgj, 1);  // 1e-2
+        if (r.label != "IPM" + kErrorSuffix) continue;  // the paper's IPM-MF
+        const std::optional<double> ipm = seconds(r, 1), jacobi = seconds(pgj_error, 1);  // 1e-2
         const bool faster = ipm && (!jacobi || *ipm < *jacobi);
         ipm_faster_at_1e2 = ipm_faster_at_1e2 && faster;
         ipm_note += tag + ": IPM " + (ipm ? std::to_string(*ipm) : std::string("never")) +
                     " s, PGJ " + (jacobi ? std::to_string(*jacobi) : std::string("never")) + " s; ";
         if (p + 1 == piles.size()) {
-          const std::optional<double> ipm_tight = seconds(r, 2), pgj_tight = seconds(pgj, 2);
+          const std::optional<double> ipm_tight = seconds(r, 2), pgj_tight = seconds(pgj_error, 2);
           if (ipm_tight) {
             // Not reached by PGJ: its whole run is a lower bound of the time it would need.
-            largest_ratio = (pgj_tight ? *pgj_tight : pgj.stats.wall_seconds) / *ipm_tight;
-            ratio_note = "PGJ " +
-                         (pgj_tight ? std::to_string(*pgj_tight) + " s"
-                                    : "not reached in " + std::to_string(pgj.stats.wall_seconds) +
-                                          " s (a lower bound)") +
-                         ", IPM " + std::to_string(*ipm_tight) + " s";
+            largest_ratio = (pgj_tight ? *pgj_tight : pgj_error.stats.wall_seconds) / *ipm_tight;
+            ratio_note =
+                "on error(gamma, u): PGJ " +
+                (pgj_tight ? std::to_string(*pgj_tight) + " s"
+                           : "not reached in " + std::to_string(pgj_error.stats.wall_seconds) +
+                                 " s (a lower bound)") +
+                ", IPM " + std::to_string(*ipm_tight) + " s";
           } else {
             ratio_note = "the IPM did not reach 5e-4";
           }

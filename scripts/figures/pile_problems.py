@@ -22,9 +22,18 @@ def ordered(values):
     return list(dict.fromkeys(values))
 
 
+ERROR_SUFFIX = " [error]"  # runs recorded on the paper's error(gamma, u), not the merit
+MEASURES = (("suite merit", False), ("paper's error(gamma, u)", True))
+
+
+def on_error(solver):
+    return solver.endswith(ERROR_SUFFIX)
+
+
 def finish(fig, axes, ylabel, title, path):
-    axes[0][0].set_ylabel(ylabel)
-    axes[0][0].legend(fontsize=7)
+    for row, (measure, _) in enumerate(MEASURES):
+        axes[row][0].set_ylabel(f"{ylabel}\n{measure}")
+        axes[row][0].legend(fontsize=7)
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -35,37 +44,39 @@ def make(output_dir):
     curves = read(output_dir, "convergence.csv")
     piles = ordered(r["pile"] for r in curves)
     solvers = ordered(r["solver"] for r in curves)
-    fig, axes = plt.subplots(1, len(piles), figsize=(4.2 * len(piles), 3.8), squeeze=False)
-    for ax, pile in zip(axes[0], piles):
-        rows = [r for r in curves if r["pile"] == pile]
-        for solver in solvers:
-            rs = [r for r in rows if r["solver"] == solver]
-            if rs:
-                ax.loglog([max(float(r["seconds"]), TIME_FLOOR) for r in rs],
-                          [float(r["merit"]) for r in rs], label=solver)
-        for tol in (5e-2, 1e-2, 5e-4):
-            ax.axhline(tol, color="0.7", lw=0.7, ls=":")
-        ax.set_title(f"pile {pile}: {rows[0]['spheres']} spheres, {rows[0]['contacts']} contacts",
-                     fontsize=9)
-        ax.set_xlabel("wall time (s)")
-    finish(fig, axes, "error (merit)", "Error against wall time, one SHAKE step's CCP (Kleinert Fig. 6)",
+    fig, axes = plt.subplots(2, len(piles), figsize=(4.2 * len(piles), 7.2), squeeze=False)
+    for row, (_, error) in enumerate(MEASURES):
+        for ax, pile in zip(axes[row], piles):
+            rows = [r for r in curves if r["pile"] == pile]
+            for solver in (s for s in solvers if on_error(s) == error):
+                rs = [r for r in rows if r["solver"] == solver]
+                if rs:
+                    ax.loglog([max(float(r["seconds"]), TIME_FLOOR) for r in rs],
+                              [float(r["merit"]) for r in rs], label=solver)
+            for tol in (5e-2, 1e-2, 5e-4):
+                ax.axhline(tol, color="0.7", lw=0.7, ls=":")
+            ax.set_title(f"pile {pile}: {rows[0]['spheres']} spheres, "
+                         f"{rows[0]['contacts']} contacts", fontsize=9)
+            ax.set_xlabel("wall time (s)")
+    finish(fig, axes, "error", "Error against wall time, one SHAKE step's CCP (Kleinert Fig. 6)",
            os.path.join(output_dir, "error_vs_time.png"))
 
     times = read(output_dir, "time_to_tolerance.csv")
     tolerances = ordered(r["tolerance"] for r in times)
     # One colour per solver in every panel, also where a solver reached no point.
     colours = {s: f"C{i}" for i, s in enumerate(ordered(r["solver"] for r in times))}
-    fig, axes = plt.subplots(1, len(tolerances), figsize=(4.2 * len(tolerances), 3.8),
+    fig, axes = plt.subplots(2, len(tolerances), figsize=(4.2 * len(tolerances), 7.2),
                              squeeze=False)
-    for ax, tol in zip(axes[0], tolerances):
-        for solver in ordered(r["solver"] for r in times):
-            rs = [r for r in times if r["tolerance"] == tol and r["solver"] == solver]
-            pts = [(3 * int(r["contacts"]), float(r["seconds"])) for r in rs
-                   if r["seconds"] not in ("", "nan") and not math.isnan(float(r["seconds"]))]
-            if pts:
-                ax.loglog(*zip(*pts), "o-", color=colours[solver], label=solver)
-        ax.set_title(f"error below {float(tol):g}", fontsize=9)
-        ax.set_xlabel("unknowns (3 x contacts)")
+    for row, (measure, error) in enumerate(MEASURES):
+        for ax, tol in zip(axes[row], tolerances):
+            for solver in (s for s in colours if on_error(s) == error):
+                rs = [r for r in times if r["tolerance"] == tol and r["solver"] == solver]
+                pts = [(3 * int(r["contacts"]), float(r["seconds"])) for r in rs
+                       if r["seconds"] not in ("", "nan") and not math.isnan(float(r["seconds"]))]
+                if pts:
+                    ax.loglog(*zip(*pts), "o-", color=colours[solver], label=solver)
+            ax.set_title(f"{measure} below {float(tol):g}", fontsize=9)
+            ax.set_xlabel("unknowns (3 x contacts)")
     finish(fig, axes, "wall time (s); missing = not reached",
            "Time to tolerance against problem size (Kleinert Fig. 7)",
            os.path.join(output_dir, "time_to_tolerance.png"))

@@ -28,6 +28,8 @@ std::string to_string(InteriorPointStatus status) {
       return "not_positive_definite";
     case InteriorPointStatus::numerical_limit:
       return "numerical_limit";
+    case InteriorPointStatus::krylov_limit:
+      return "krylov_limit";
   }
   return "unknown";
 }
@@ -64,6 +66,10 @@ constexpr double kTiny = 1e-300;
 // which happens when the problem has no solution (infeasible or unbounded).
 constexpr double kSmallestStep = 1e-12;
 constexpr int kStalledStepsAllowed = 5;
+// Newton steps with inexact directions (CG at its iteration cap) whose residuals stay above
+// the best so far (times kProgressFactor) before the method gives up.
+constexpr int kUnproductiveStepsAllowed = 3;
+constexpr double kProgressFactor = 0.9;
 // Residuals below which a singular Newton matrix is blamed on rounding, not on N (the Newton
 // matrix's condition number ~ 1/mu exceeds 1/epsilon about there).
 constexpr double kNumericalLimitResidual = 1e-6;
@@ -81,7 +87,8 @@ class Solver {
         equality_rows_(static_cast<int>(problem.equality.rows())),
         system_(detail::make_newton_system(problem, options)),
         scalings_(problem.cone_dimensions.size()),
-        scaling_squared_(problem.cone_dimensions.size()) {}
+        scaling_squared_(problem.cone_dimensions.size()),
+        inverse_scaling_squared_(problem.cone_dimensions.size()) {}
 
   InteriorPointStats run(VecX& x, VecX& y, VecX& z, bool warm_start, const StopTest& stop) {
     initial_point(x, y, z, warm_start);
@@ -97,8 +104,7 @@ class Solver {
         residual -= problem_.equality.transpose() * z;
         equality_residual = problem_.equality_rhs - problem_.equality * x;
         stats_.equality_residual =
-            equality_residual.norm() /
-            std::max({b_norm, (problem_.equality * x).norm(), kTiny});
+            equality_residual.norm() / std::max({b_norm, (problem_.equality * x).norm(), kTiny});
       }
       const double xy = x.dot(y);
       stats_.mu = xy / std::max(cones_, 1);
@@ -116,10 +122,26 @@ class Solver {
                              : std::max({stats_.primal_residual, stats_.equality_residual,
                                          stats_.complementarity}) <= options_.tolerance;
       if (done) return finish(InteriorPointStatus::converged, "");
+      // Directions from linear solves that missed their forcing term: stop once the residuals
+      // no longer improve (the iterates would wander at the accuracy the CG reaches).
+      const double progress = std::max(stats_.primal_residual, stats_.complementarity);
+      if (last_step_inexact_ && progress > kProgressFactor * best_progress_) {
+        ++unproductive_;
+      } else {
+        unproductive_ = 0;
+      }
+      best_progress_ = std::min(best_progress_, progress);
+      if (unproductive_ >= kUnproductiveStepsAllowed) {
+        return finish(InteriorPointStatus::krylov_limit,
+                      "the CG stopped at max_krylov_iterations = " +
+                          std::to_string(options_.max_krylov_iterations) +
+                          " short of the forcing term and the residuals stopped decreasing");
+      }
+
       if (stats_.newton_steps >= options_.max_newton_steps) {
-        return finish(InteriorPointStatus::iteration_limit,
-                      "max_newton_steps = " + std::to_string(options_.max_newton_steps) +
-                          " reached");
+        return finish(
+            InteriorPointStatus::iteration_limit,
+            "max_newton_steps = " + std::to_string(options_.max_newton_steps) + " reached");
       }
       ++stats_.newton_steps;
       int& krylov = step_krylov_;
@@ -131,7 +153,10 @@ class Solver {
 #pragma omp parallel for schedule(static) if (cones_ > kParallelCones)
       for (int k = 0; k < cones_; ++k) {
         scaling_squared_[k] = scalings_[k].a.transpose() * scalings_[k].a;
+        inverse_scaling_squared_[k] =
+            scalings_[k].a_inverse_transpose.transpose() * scalings_[k].a_inverse_transpose;
       }
+      system_->set_inverse_scaling(inverse_scaling_squared_);
       if (!system_->set_scaling(scaling_squared_) || !schur_complement(krylov)) {
         return not_positive_definite();
       }
@@ -145,9 +170,10 @@ class Solver {
       // residual plus the complementarity x^T y / |x| (both in velocity units, both -> 0).
       const double newton_scale = residual.norm() + xy / std::max(x.norm(), kTiny);
       if (!newton_direction(target, residual, equality_residual,
-                            options_.max_forcing * newton_scale, dx, dy, dz, krylov)) {
+                            options_.max_forcing * newton_scale, false, dx, dy, dz, krylov)) {
         return not_positive_definite();
       }
+      bool inexact_step = !system_->reached_tolerance();
       const double affine_step = std::min(1.0, max_step(dx, dy));
       const double mu_affine =
           (x + affine_step * dx).dot(y + affine_step * dy) / std::max(cones_, 1);
@@ -159,15 +185,16 @@ class Solver {
         const int dim = dims_[k];
         const Vec3 scaled_dx = scalings_[k].a * cone(dx, k);
         const Vec3 scaled_dy = scalings_[k].a_inverse_transpose * cone(dy, k);
-        target[k] += -jordan_product(scaled_dx, scaled_dy, dim) +
-                     sigma * stats_.mu * jordan_identity(dim);
+        target[k] +=
+            -jordan_product(scaled_dx, scaled_dy, dim) + sigma * stats_.mu * jordan_identity(dim);
       }
       // Forcing term of the inexact Newton step tied to the centering (Kleinert et al. 2014).
       const double forcing = std::clamp(sigma, options_.min_forcing, options_.max_forcing);
-      if (!newton_direction(target, residual, equality_residual, forcing * newton_scale, dx, dy, dz,
-                            krylov)) {
+      if (!newton_direction(target, residual, equality_residual, forcing * newton_scale,
+                            options_.warm_start_corrector, dx, dy, dz, krylov)) {
         return not_positive_definite();
       }
+      inexact_step = inexact_step || !system_->reached_tolerance();
       const double step = std::min(1.0, options_.step_fraction * max_step(dx, dy));
       update_scaling(step, dx, dy);
       x += step * dx;
@@ -175,8 +202,14 @@ class Solver {
       if (equality_rows_ > 0) z += step * dz;
       stats_.krylov_iterations_per_step.push_back(krylov);
       stats_.krylov_iterations += krylov;
+      last_step_inexact_ = inexact_step;
       stalled = step < kSmallestStep ? stalled + 1 : 0;
       if (stalled >= kStalledStepsAllowed) {
+        if (near_solution()) {
+          return finish(InteriorPointStatus::numerical_limit,
+                        "the step length fell below " + std::to_string(kSmallestStep) +
+                            " close to the solution (rounding in the Newton direction)");
+        }
         return finish(InteriorPointStatus::diverged,
                       "the step length fell below " + std::to_string(kSmallestStep) +
                           " (no solution: the problem is infeasible or unbounded)");
@@ -246,7 +279,8 @@ class Solver {
       x[offsets_[k]] = given[0] + shift;
       y[offsets_[k]] = y_scale;
     }
-    if (!(warm_start && z.size() == equality_rows_ && z.allFinite())) z = VecX::Zero(equality_rows_);
+    if (!(warm_start && z.size() == equality_rows_ && z.allFinite()))
+      z = VecX::Zero(equality_rows_);
   }
 
   // Largest common step keeping x + t dx and y + t dy in C, measured in the scaled space
@@ -289,8 +323,8 @@ class Solver {
   // scaling; the linear solve's error (CG) lands in the primal residual, which the next
   // Newton right-hand side contains and removes.
   bool newton_direction(const std::vector<Vec3>& target, const VecX& residual,
-                        const VecX& equality_residual, double tolerance, VecX& dx, VecX& dy,
-                        VecX& dz, int& krylov) {
+                        const VecX& equality_residual, double tolerance, bool warm_start, VecX& dx,
+                        VecX& dy, VecX& dz, int& krylov) {
     const int n = problem_.size();
     VecX scaled_target(n), rhs(n);
     for (int k = 0; k < cones_; ++k) {
@@ -304,7 +338,7 @@ class Solver {
     // Never looser than the forcing term relative to the right-hand side itself (a zero
     // direction would otherwise pass).
     tolerance = std::min(tolerance, options_.max_forcing * rhs.norm());
-    if (!system_->solve(rhs, tolerance, dx, iterations)) return false;
+    if (!system_->solve(rhs, tolerance, dx, iterations, warm_start)) return false;
     krylov += iterations;
     if (equality_rows_ > 0) {
       dz = schur_factor_.solve(equality_residual - problem_.equality * dx);
@@ -324,9 +358,13 @@ class Solver {
   // numerical limit of the method, reported as such. A non-finite scaling means an iterate
   // reached the cone boundary (a step-length failure, W^2 is then undefined), not that N is
   // indefinite; otherwise N is indefinite.
+  bool near_solution() const {
+    return std::max({stats_.primal_residual, stats_.equality_residual, stats_.complementarity}) <
+           kNumericalLimitResidual;
+  }
+
   InteriorPointStats not_positive_definite() {
-    if (std::max({stats_.primal_residual, stats_.equality_residual, stats_.complementarity}) <
-        kNumericalLimitResidual) {
+    if (near_solution()) {
       return finish(InteriorPointStatus::numerical_limit,
                     "the Newton matrix N + C + W^2 became numerically singular (W^2 ~ 1/mu) "
                     "before the tolerance was met");
@@ -369,10 +407,14 @@ class Solver {
   };
   std::vector<ConeScaling> scalings_;
   std::vector<Mat3> scaling_squared_;
+  std::vector<Mat3> inverse_scaling_squared_;  // W^-2 = A^-1 A^-T
   MatX solved_columns_;
   Eigen::LDLT<MatX> schur_factor_;
   InteriorPointStats stats_;
   int step_krylov_ = 0;  // Krylov iterations of the current Newton step
+  double best_progress_ = std::numeric_limits<double>::infinity();
+  int unproductive_ = 0;
+  bool last_step_inexact_ = false;
 };
 
 }  // namespace

@@ -30,7 +30,8 @@ class ConjugateGradientSystem final : public NewtonSystem {
       const int dim = problem.cone_dimensions[k];
       hessian_blocks_[k] = problem.hessian->diagonal_block(offsets_[k], dim);
       if (problem.compliance.size() > 0) {
-        for (int a = 0; a < dim; ++a) hessian_blocks_[k](a, a) += problem.compliance[offsets_[k] + a];
+        for (int a = 0; a < dim; ++a)
+          hessian_blocks_[k](a, a) += problem.compliance[offsets_[k] + a];
       }
     }
   }
@@ -55,15 +56,21 @@ class ConjugateGradientSystem final : public NewtonSystem {
     return positive;
   }
 
-  bool solve(const VecX& rhs, double tolerance, VecX& dx, int& iterations) override {
+  bool solve(const VecX& rhs, double tolerance, VecX& dx, int& iterations,
+             bool warm_start) override {
     const Eigen::Index n = rhs.size();
-    dx = VecX::Zero(n);
     iterations = 0;
     // A non-finite right-hand side comes from a scaling point at the cone boundary (rounding,
     // mu ~ epsilon): reported like a breakdown.
     if (!rhs.allFinite()) return false;
-    if (rhs.norm() == 0.0) return true;
     VecX residual = rhs, preconditioned(n), direction(n), product(n);
+    if (warm_start && dx.size() == n && dx.allFinite()) {
+      apply_hessian(dx, product);
+      residual -= product;
+    } else {
+      dx = VecX::Zero(n);
+    }
+    if (residual.norm() == 0.0) return true;
     apply_preconditioner(residual, preconditioned);
     direction = preconditioned;
     double rho = residual.dot(preconditioned);
@@ -80,8 +87,11 @@ class ConjugateGradientSystem final : public NewtonSystem {
       rho = rho_next;
       ++iterations;
     }
+    reached_ = residual.norm() <= tolerance;
     return true;
   }
+
+  bool reached_tolerance() const override { return reached_; }
 
  private:
   void apply_hessian(const VecX& v, VecX& out) const {
@@ -109,6 +119,7 @@ class ConjugateGradientSystem final : public NewtonSystem {
 
   const ConicQp& problem_;
   int max_iterations_;
+  bool reached_ = true;
   std::vector<int> offsets_;
   std::vector<Mat3> hessian_blocks_;  // N_kk + C_k
   std::vector<Mat3> scaling_;         // W_k^2
@@ -174,7 +185,8 @@ class CholmodSystem final : public NewtonSystem {
     return factor_.info() == Eigen::Success;
   }
 
-  bool solve(const VecX& rhs, double /*tolerance*/, VecX& dx, int& iterations) override {
+  bool solve(const VecX& rhs, double /*tolerance*/, VecX& dx, int& iterations,
+             bool /*warm_start*/) override {
     iterations = 0;
     if (!rhs.allFinite()) return false;
     dx = factor_.solve(rhs);
@@ -196,10 +208,22 @@ class CholmodSystem final : public NewtonSystem {
 
 }  // namespace
 
+std::unique_ptr<NewtonSystem> make_conjugate_gradient_system(const ConicQp& problem,
+                                                             const InteriorPointOptions& options) {
+  return std::make_unique<ConjugateGradientSystem>(problem, options);
+}
+
+std::unique_ptr<NewtonSystem> make_cholmod_system(const ConicQp& problem) {
+  return std::make_unique<CholmodSystem>(problem);
+}
+
 std::unique_ptr<NewtonSystem> make_newton_system(const ConicQp& problem,
                                                  const InteriorPointOptions& options) {
-  if (options.backend == LinearBackend::cholmod) return std::make_unique<CholmodSystem>(problem);
-  return std::make_unique<ConjugateGradientSystem>(problem, options);
+  if (options.body_space && problem.hessian->factor() != nullptr) {
+    return make_body_space_system(problem, options);
+  }
+  if (options.backend == LinearBackend::cholmod) return make_cholmod_system(problem);
+  return make_conjugate_gradient_system(problem, options);
 }
 
 }  // namespace moreau::conic::detail

@@ -14,13 +14,32 @@ class NewtonSystem {
   // Sets the block-diagonal part W^2 (one dim x dim block per cone) of H = N + C + W^2.
   // Returns false when H is found not positive definite.
   virtual bool set_scaling(const std::vector<Mat3>& scaling_squared) = 0;
+  // W^-2 per cone, given before set_scaling: computed from the scaling's factors
+  // (A^-1 A^-T), it keeps its accuracy where W^2 has a condition number beyond 1/epsilon
+  // (sliding contacts near the solution), which inverting W^2 would not.
+  virtual void set_inverse_scaling(const std::vector<Mat3>& /*inverse_scaling_squared*/) {}
   // dx ~= H^-1 rhs with residual |H dx - rhs| <= tolerance (exact up to rounding for the
-  // direct back-end).
+  // direct back-end). warm_start: an iterative back-end starts from the solution of its
+  // previous solve with the same scaling (the corrector from the predictor) instead of 0.
   // Returns false when H is found not positive definite; `iterations` gets the Krylov count.
-  virtual bool solve(const VecX& rhs, double tolerance, VecX& dx, int& iterations) = 0;
+  virtual bool solve(const VecX& rhs, double tolerance, VecX& dx, int& iterations,
+                     bool warm_start = false) = 0;
+  // Whether the last solve met its tolerance (an iterative back-end stops at
+  // max_krylov_iterations without).
+  virtual bool reached_tolerance() const { return true; }
 };
 
+// The back-end options.backend asks for, in the body space when N has a factor
+// (QuadraticFactor) and options.body_space is set, else in the cone variables.
 std::unique_ptr<NewtonSystem> make_newton_system(const ConicQp& problem,
                                                  const InteriorPointOptions& options);
+// Preconditioned CG on H in the cone variables (warm_start: from the dx passed in).
+std::unique_ptr<NewtonSystem> make_conjugate_gradient_system(const ConicQp& problem,
+                                                             const InteriorPointOptions& options);
+// CHOLMOD on the assembled H in the cone variables.
+std::unique_ptr<NewtonSystem> make_cholmod_system(const ConicQp& problem);
+// CG or CHOLMOD on the body-space form of H = D + F^T F (body_space_system.cpp).
+std::unique_ptr<NewtonSystem> make_body_space_system(const ConicQp& problem,
+                                                     const InteriorPointOptions& options);
 
 }  // namespace moreau::conic::detail

@@ -137,7 +137,7 @@ namespace {
 // products cost about a third of the matrix-free product's time.
 template <int Rows>
 Vec6 gather_mobility(const std::vector<ContactRows>& rows, const int* entries, int count,
-                 const VecX& x) {
+                     const VecX& x) {
   Vec6 sum = Vec6::Zero();
   for (int k = 0; k < count; ++k) {
     const int entry = entries[k];
@@ -152,8 +152,8 @@ Vec6 gather_mobility(const std::vector<ContactRows>& rows, const int* entries, i
 // f = (sign F)^T x_c; the row count is fixed at compile time (runtime-sized block products
 // cost about a third of the product's time).
 template <int Rows>
-Vec6 gather_body(const Mat3* frames, const Vec3* levers, const int* contacts, int first,
-                 int last, const VecX& x) {
+Vec6 gather_body(const Mat3* frames, const Vec3* levers, const int* contacts, int first, int last,
+                 const VecX& x) {
   Vec3 force = Vec3::Zero();
   Vec3 torque = Vec3::Zero();
   for (int k = first; k < last; ++k) {
@@ -193,9 +193,10 @@ void ContactSystem::gather_velocity(const VecX& x, VecX& body_velocity) const {
   }
 }
 
-void ContactSystem::gather_velocity_compact(const VecX& x, VecX& body_velocity) const {
-  // M^-1 H x, gathered per body over its own contacts: each body is written by one thread
-  // only and sums in contact order, so the result does not depend on the thread count.
+void ContactSystem::gather_velocity_compact(const VecX& x, VecX& body_velocity,
+                                            bool inverse_mass) const {
+  // M^-1 H x (or H x), gathered per body over its own contacts: each body is written by one
+  // thread only and sums in contact order, so the result does not depend on the thread count.
   const int body_count = this->body_count();
   body_velocity.resize(kBodyDofs * body_count);
 #pragma omp parallel for schedule(dynamic, 256) if (body_count > kParallelGrain)
@@ -217,7 +218,7 @@ void ContactSystem::gather_velocity_compact(const VecX& x, VecX& body_velocity) 
         sum = gather_body<3>(frames, levers, contacts, first, last, x);
         break;
     }
-    body_velocity.segment<6>(kBodyDofs * b) = inverse_mass_[b].apply(sum);
+    body_velocity.segment<6>(kBodyDofs * b) = inverse_mass ? inverse_mass_[b].apply(sum) : sum;
   }
 }
 
@@ -227,8 +228,16 @@ void ContactSystem::gather_velocity_compact(const VecX& x, VecX& body_velocity) 
 // incremental products round exactly like their starting product.
 void ContactSystem::apply(const VecX& x, VecX& y) const {
   VecX body_velocity;
-  gather_velocity_compact(x, body_velocity);
+  gather_velocity_compact(x, body_velocity, true);
   y = contact_velocity_compact(body_velocity);
+}
+
+void ContactSystem::apply_jacobian_transpose(const VecX& x, VecX& body_impulse) const {
+  gather_velocity_compact(x, body_impulse, false);
+}
+
+void ContactSystem::apply_jacobian(const VecX& body_velocities, VecX& y) const {
+  y = contact_velocity_compact(body_velocities);
 }
 
 VecX ContactSystem::contact_velocity(const VecX& body_velocities) const {

@@ -2,13 +2,16 @@
 
 #include <omp.h>
 
+#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <sstream>
 
 #include "iteration_monitor.hpp"
 #include "moreau/conic/jordan_algebra.hpp"
+#include "moreau/contact/contact_system.hpp"
 #include "moreau/core/error.hpp"
 #include "moreau/solver/cone.hpp"
 #include "moreau/solver/merit.hpp"
@@ -96,11 +99,77 @@ class SelfDualTransform {
   std::vector<double> scale_;
 };
 
+// F = M^-1/2 H S with N = S^T W S = F^T F (W = H^T M^-1 H of a ContactSystem): 6 rows per
+// body (the rotation rows of rotation-locked bodies are zero), so the interior point method
+// can solve its Newton system in the body space (conic_qp.hpp, QuadraticFactor).
+class ContactFactor final : public conic::QuadraticFactor {
+ public:
+  ContactFactor(const ContactSystem& system, const SelfDualTransform& transform)
+      : system_(system), transform_(transform), root_(system.body_count()) {
+    for (int b = 0; b < system.body_count(); ++b) {
+      const InverseMass& inverse = system.inverse_mass(b);
+      Eigen::Matrix<double, 6, 6> root = Eigen::Matrix<double, 6, 6>::Zero();
+      root.topLeftCorner<3, 3>() = inverse.linear.cwiseMax(0.0).cwiseSqrt().asDiagonal();
+      const Eigen::SelfAdjointEigenSolver<Mat3> angular(inverse.angular);
+      root.bottomRightCorner<3, 3>() =
+          angular.eigenvectors() * angular.eigenvalues().cwiseMax(0.0).cwiseSqrt().asDiagonal() *
+          angular.eigenvectors().transpose();
+      root_[b] = root;
+    }
+  }
+  int blocks() const override { return system_.body_count(); }
+  void apply(const VecX& x, VecX& w) const override {
+    transform_.expand(x, gamma_, system_.size());
+    system_.apply_jacobian_transpose(gamma_, w);
+    scale_bodies(w);
+  }
+  void apply_transpose(const VecX& w, VecX& x) const override {
+    velocity_ = w;
+    scale_bodies(velocity_);
+    system_.apply_jacobian(velocity_, product_);
+    x = transform_.restrict(product_);
+  }
+  void cone_columns(int offset, int dim, std::array<int, 2>& block,
+                    std::array<Columns, 2>& columns) const override {
+    const int contact = transform_.contact(offset);
+    const ContactRows& rows = system_.rows()[contact];
+    const int first = contact * system_.rows_per_contact();
+    block = {rows.body_a, rows.body_b};
+    for (int side = 0; side < 2; ++side) {
+      columns[side].setZero();
+      if (block[side] < 0) continue;
+      const JacobianBlock& jacobian = side == 0 ? rows.jacobian_a : rows.jacobian_b;
+      for (int a = 0; a < dim; ++a) {
+        const int row = transform_.full_row(offset + a) - first;
+        columns[side].col(a) =
+            transform_.scale(offset + a) * (root_[block[side]] * jacobian.row(row).transpose());
+      }
+    }
+  }
+
+ private:
+  void scale_bodies(VecX& w) const {
+    const int bodies = system_.body_count();
+#pragma omp parallel for schedule(static) if (bodies > 2048)
+    for (int b = 0; b < bodies; ++b) w.segment<6>(6 * b) = root_[b] * w.segment<6>(6 * b);
+  }
+
+  const ContactSystem& system_;
+  const SelfDualTransform& transform_;
+  std::vector<Eigen::Matrix<double, 6, 6>> root_;  // M^-1/2 per body
+  mutable VecX gamma_, velocity_, product_;        // scratch (one thread calls)
+};
+
 // N = S^T W S, every product through the Delassus operator (matrix-free when W is).
 class TransformedDelassus final : public conic::QuadraticOperator {
  public:
   TransformedDelassus(const DelassusOperator& delassus, const SelfDualTransform& transform)
-      : delassus_(delassus), transform_(transform) {}
+      : delassus_(delassus), transform_(transform) {
+    if (const auto* system = dynamic_cast<const ContactSystem*>(&delassus)) {
+      factor_ = std::make_unique<ContactFactor>(*system, transform);
+    }
+  }
+  const conic::QuadraticFactor* factor() const override { return factor_.get(); }
   int size() const override { return transform_.reduced_size(); }
   void apply(const VecX& x, VecX& y) const override {
     transform_.expand(x, gamma_, delassus_.size());
@@ -114,9 +183,9 @@ class TransformedDelassus final : public conic::QuadraticOperator {
     Mat3 block = Mat3::Zero();
     for (int a = 0; a < dim; ++a) {
       for (int b = 0; b < dim; ++b) {
-        block(a, b) = transform_.scale(offset + a) * transform_.scale(offset + b) *
-                      w(transform_.full_row(offset + a) - first,
-                        transform_.full_row(offset + b) - first);
+        block(a, b) =
+            transform_.scale(offset + a) * transform_.scale(offset + b) *
+            w(transform_.full_row(offset + a) - first, transform_.full_row(offset + b) - first);
       }
     }
     return block;
@@ -131,7 +200,8 @@ class TransformedDelassus final : public conic::QuadraticOperator {
  private:
   const DelassusOperator& delassus_;
   const SelfDualTransform& transform_;
-  mutable VecX gamma_, product_;  // scratch (the IPM applies N from one thread)
+  std::unique_ptr<ContactFactor> factor_;  // when W is a ContactSystem
+  mutable VecX gamma_, product_;           // scratch (the IPM applies N from one thread)
 };
 
 // s_i = mu_i |u_t,i| on the normal rows (zero elsewhere).
@@ -214,6 +284,8 @@ SolverStats InteriorPointSolver::solve(const ConeProblem& problem, VecX& r) cons
   options.max_forcing = ipm_.max_forcing;
   options.min_forcing = std::min(options.min_forcing, ipm_.max_forcing);
   options.step_fraction = ipm_.step_fraction;
+  options.body_space = ipm_.body_space;
+  options.warm_start_corrector = ipm_.warm_start_corrector;
 
   const int n = problem.size();
   VecX gamma(n), u(n);
@@ -221,7 +293,8 @@ SolverStats InteriorPointSolver::solve(const ConeProblem& problem, VecX& r) cons
   u += problem.q;
   VecX s = coulomb && options_.warm_start ? de_saxce_shift(problem, u) : VecX::Zero(n);
   VecX best = r;
-  double best_merit = merit(problem, scaling, r, u);
+  double best_merit =
+      ipm_.stop_on_paper_error ? kleinert_error(problem, r, u) : merit(problem, scaling, r, u);
   if (best_merit <= options_.tolerance) {
     stats.termination = Termination::converged;
   }
@@ -242,17 +315,23 @@ SolverStats InteriorPointSolver::solve(const ConeProblem& problem, VecX& r) cons
       transform.expand(iterate.x, gamma, n);
       problem.delassus->apply(gamma, u);
       u += problem.q;
-      const double coulomb_merit = merit(problem, scaling, gamma, u);
+      const double coulomb_merit = ipm_.stop_on_paper_error ? kleinert_error(problem, gamma, u)
+                                                            : merit(problem, scaling, gamma, u);
       if (options_.record_history) stats.merit_history.push_back(coulomb_merit);
       if (coulomb_merit < best_merit) {
         best = gamma;
         best_merit = coulomb_merit;
       }
       if (coulomb_merit <= options_.tolerance) return true;
-      return coulomb && merit(shifted, scaling, gamma, u + s) <= inner_tolerance;
+      if (!coulomb) return false;
+      const VecX shifted_u = u + s;
+      return (ipm_.stop_on_paper_error
+                  ? kleinert_error(shifted, gamma, shifted_u)
+                  : merit(shifted, scaling, gamma, shifted_u)) <= inner_tolerance;
     };
     VecX x, y, z;
-    const conic::InteriorPointStats result = conic::solve_conic_qp(qp, options, x, y, z, false, stop);
+    const conic::InteriorPointStats result =
+        conic::solve_conic_qp(qp, options, x, y, z, false, stop);
     stats.iterations += result.newton_steps;
     stats.krylov_iterations += result.krylov_iterations;
     stats.krylov_iterations_per_step.insert(stats.krylov_iterations_per_step.end(),
@@ -267,7 +346,8 @@ SolverStats InteriorPointSolver::solve(const ConeProblem& problem, VecX& r) cons
       problem.delassus->apply(best, u);
       u += problem.q;
       s = de_saxce_shift(problem, u);
-      rounds_without_progress = best_merit < 0.9 * round_start_merit ? 0 : rounds_without_progress + 1;
+      rounds_without_progress =
+          best_merit < 0.9 * round_start_merit ? 0 : rounds_without_progress + 1;
       if (rounds_without_progress >= kRoundsWithoutProgress) {
         stats.termination = Termination::diverged;
         std::ostringstream reason;
@@ -303,6 +383,8 @@ SolverStats InteriorPointSolver::solve(const ConeProblem& problem, VecX& r) cons
   u += problem.q;
   stats.merit = merit(problem, scaling, r, u);
   stats.kleinert_error = kleinert_error(problem, r, u);
+  stats.criterion = ipm_.stop_on_paper_error ? "kleinert_error" : "merit";
+  stats.criterion_value = ipm_.stop_on_paper_error ? stats.kleinert_error : stats.merit;
   stats.converged = stats.termination == Termination::converged;
   stats.wall_seconds = elapsed(start);
   return stats;

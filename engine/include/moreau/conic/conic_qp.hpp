@@ -12,12 +12,33 @@
 //
 // Contact problems reach it through the transformation of Kleinert eq. 22 -> 23 (see
 // interior_point_solver.hpp); a force-based problem with contact elasticity supplies C.
+#include <array>
 #include <vector>
 
 #include "moreau/contact/delassus.hpp"
 #include "moreau/core/types.hpp"
 
 namespace moreau::conic {
+
+// An optional factorization N = F^T F with F : R^n -> R^(6 b) block sparse, b blocks of 6
+// rows, each cone's columns nonzero in at most two blocks. Contact problems have one
+// (F = M^-1/2 H S: b bodies, each contact touching its two), and it lets the interior point
+// method solve its Newton system in the body space, where the block-diagonal preconditioner
+// does not degrade as the iterates approach the solution (newton_system.hpp).
+class QuadraticFactor {
+ public:
+  using Columns = Eigen::Matrix<double, 6, 3>;
+  virtual ~QuadraticFactor() = default;
+  virtual int blocks() const = 0;
+  // w = F x (size 6 blocks()).
+  virtual void apply(const VecX& x, VecX& w) const = 0;
+  // x = F^T w.
+  virtual void apply_transpose(const VecX& w, VecX& x) const = 0;
+  // The columns [offset, offset + dim) of F (one cone), leading dim columns of each Columns:
+  // block[s] the row block of side s (-1: none), columns[s] its 6 x dim entries.
+  virtual void cone_columns(int offset, int dim, std::array<int, 2>& block,
+                            std::array<Columns, 2>& columns) const = 0;
+};
 
 // N as a symmetric linear operator on the stacked cone variables.
 class QuadraticOperator {
@@ -31,6 +52,8 @@ class QuadraticOperator {
   virtual Mat3 diagonal_block(int offset, int dim) const = 0;
   // N assembled (for the direct back-end); full symmetric storage.
   virtual SparseMatrix assemble() const = 0;
+  // N = F^T F when the operator knows such a factor (QuadraticFactor), else null.
+  virtual const QuadraticFactor* factor() const { return nullptr; }
 };
 
 // N given as a sparse matrix (full symmetric storage). Throws InputError for a non-square,

@@ -25,12 +25,24 @@
 //   approach the solution; the inexactness lands in the primal residual, which the next
 //   Newton right-hand side contains and removes.
 // - Step length: a fraction step_fraction of the largest step keeping x and y in C.
+// - The corrector's CG starts from the predictor's solution (same matrix, right-hand sides
+//   that differ by the second-order and centering terms).
+// - A CG that stops at max_krylov_iterations short of its forcing term gives an inexact
+//   direction; after kUnproductiveStepsAllowed such steps without progress the method stops
+//   with krylov_limit instead of wandering.
 // Equality constraints are eliminated by a dense Schur complement A H^-1 A^T (meant for few
 // rows); without them the method is the paper's.
 //
-// Two linear-algebra back-ends behind one interface: matrix-free preconditioned CG with the
-// block-diagonal (one block per cone) preconditioner, every product through N (the paper's
-// IPM-MF), and a direct CHOLMOD factorization of the assembled N + C + W^2.
+// Two linear-algebra back-ends behind one interface: matrix-free preconditioned CG (the
+// paper's IPM-MF) and a direct CHOLMOD factorization. Each works in one of two spaces:
+// - the cone variables: CG on N + C + W^2 with the block-diagonal preconditioner
+//   (N_kk + C_k + W_k^2)^-1 (Kleinert Sec. 4.2), CHOLMOD on N + C + W^2 assembled;
+// - the body space, when N = F^T F is known (QuadraticFactor; contact problems,
+//   F = M^-1/2 H S) and body_space is set: the Woodbury form K = I + F D^-1 F^T
+//   (D = C + W^2), CG with the body-block preconditioner or CHOLMOD on K. Where a pile has
+//   several contacts per body, N is singular and the cone-space preconditioned matrix has
+//   eigenvalues ~ W_k^2 / N_kk -> 0 on N's null space; K has no null space
+//   (body_space_system.cpp; experiments/pile_problems/README.md has the measurements).
 #include <functional>
 #include <string>
 #include <vector>
@@ -55,6 +67,12 @@ struct InteriorPointOptions {
   double min_forcing = 1e-13;
   // Fraction of the step to the cone boundary (keeps the iterates interior).
   double step_fraction = 0.99;
+  // Solve the Newton system in the body space when N has a factor N = F^T F
+  // (QuadraticFactor, e.g. contact problems), both back-ends. False: in the cone variables
+  // (the paper's IPM-MF as written).
+  bool body_space = true;
+  // CG back-end: start the corrector's CG from the predictor's solution.
+  bool warm_start_corrector = true;
   // Throws InputError naming the field.
   void validate() const;
 };
@@ -66,6 +84,8 @@ enum class InteriorPointStatus {
   not_positive_definite,  // N + C + W^2 not positive definite: N is not semi-definite
   numerical_limit,  // rounding made N + C + W^2 singular close to the solution (x, y: last
                     // iterate); the tolerance asked for more than double precision gives
+  krylov_limit,     // CG back-end: the linear solves stopped at max_krylov_iterations short
+                    // of their forcing term and the residuals stopped decreasing
 };
 std::string to_string(InteriorPointStatus status);
 

@@ -68,6 +68,10 @@ class ContactSystem final : public DelassusOperator {
   VecX body_impulse(const VecX& impulses) const;
   // Local contact velocities J v for generalized body velocities v (6 per body).
   VecX contact_velocity(const VecX& body_velocities) const;
+  // The two halves of apply() in the compact form, parallel: H x (6 per body, no M^-1) and
+  // J v. The interior point method's factored Newton system works with them in the body space.
+  void apply_jacobian_transpose(const VecX& x, VecX& body_impulse) const;
+  void apply_jacobian(const VecX& body_velocities, VecX& y) const;
   // Assembled H^T (contacts x 6 bodies), used where a solver or test needs it.
   SparseMatrix assemble_jacobian() const;
 
@@ -88,7 +92,7 @@ class ContactSystem final : public DelassusOperator {
   std::vector<Vec3> lever_;             // 2 per contact: side a, side b
   std::vector<Eigen::Vector2i> bodies_;  // (body_a, body_b)
   void gather_velocity(const VecX& x, VecX& body_velocity) const;
-  void gather_velocity_compact(const VecX& x, VecX& body_velocity) const;
+  void gather_velocity_compact(const VecX& x, VecX& body_velocity, bool inverse_mass) const;
   VecX contact_velocity_compact(const VecX& body_velocities) const;
 };
 

@@ -26,7 +26,8 @@
 // SolverStats: merit is the suite's merit (merit.hpp) of the returned r; iterations counts
 // Newton steps (over all fixed-point rounds); krylov_iterations(_per_step) the CG iterations;
 // kleinert_error the paper's error(gamma, u) (see kleinert_error() below).
-// SolverOptions read: tolerance (on the merit), max_iterations (Newton steps in all),
+// SolverOptions read: tolerance (on the merit, or on kleinert_error with
+// InteriorPointSolverOptions::stop_on_paper_error), max_iterations (Newton steps in all),
 // warm_start (the fixed point starts its s from the given r), record_history.
 #include "moreau/conic/interior_point.hpp"
 #include "moreau/solver/solver.hpp"
@@ -38,6 +39,14 @@ struct InteriorPointSolverOptions {
   int max_krylov_iterations = 2000;  // per linear solve
   double max_forcing = 0.1;          // upper bound of the inexact-Newton forcing term
   double step_fraction = 0.99;       // of the step to the cone boundary
+  // The Newton system in the body space when the Delassus operator is a ContactSystem
+  // (conic::InteriorPointOptions::body_space), for both back-ends.
+  bool body_space = true;
+  bool warm_start_corrector = true;  // conic::InteriorPointOptions::warm_start_corrector
+  // Stop on the paper's error(gamma, u) (kleinert_error) instead of the suite's merit, as
+  // Kleinert et al. do: SolverOptions::tolerance applies to it, merit_history records it,
+  // SolverStats::criterion is "kleinert_error" (SolverStats::merit stays the suite's merit).
+  bool stop_on_paper_error = false;
   int max_fixed_point_iterations = 50;  // Coulomb problems: rounds of the fixed point on s
   // Coulomb problems: each round's convex problem is solved to this fraction of
   // max(tolerance, the Coulomb merit at the round's start) (an inexact fixed point: no

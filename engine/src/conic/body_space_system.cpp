@@ -1,0 +1,377 @@
+// The Newton matrix H = D + F^T F (D = C + W^2 block diagonal, N = F^T F, conic_qp.hpp) solved
+// in the space of F's rows, the bodies of a contact problem, by the Woodbury identity
+//
+//   H^-1 = D^-1 - D^-1 F^T K^-1 F D^-1,   K = I + F D^-1 F^T,
+//
+// i.e. K w = F D^-1 b, dx = D^-1 (b - F^T w). Why: a pile has several contacts per body, so N
+// has a null space of (rows - 6 bodies) dimensions. There H acts as D alone, which tends to 0
+// on the active contacts as mu -> 0 (W^2 ~ y / x), and the cone-block preconditioner
+// (N_kk + D_k)^-1 leaves those directions with eigenvalues ~ D_k / N_kk: the preconditioned
+// condition grows like 1/mu and CG in the cone variables needs thousands of iterations per
+// Newton step near the solution (experiments/pile_problems/README.md). K has no such null
+// space: it is I plus a network of springs D_k^-1 that stiffen on the active contacts, and its
+// body-block preconditioner (I + sum_k F_bk D_k^-1 F_bk^T)^-1 sees the stiff springs in its
+// own blocks, so the preconditioned condition depends on the contact network, not on mu.
+//
+// The residual in the cone variables is exact in terms of K's: H dx - b = -F^T (F D^-1 b - K w)
+// (substitute dx), which is what CG stops on (the inexact-Newton forcing term is a bound on
+// it). The recurrence residual drifts from the true one where D^-1 is large (late Newton
+// steps); the true residual is checked once at the end, and CG in the cone variables polishes
+// from dx if it is above the tolerance.
+//
+// The direct back-end factors K itself (CHOLMOD): 6 rows per body and one 6 x 6 block per
+// pair of bodies in contact, far smaller and sparser than N + W^2 in the cone variables
+// (each contact couples with every contact of its two bodies there). K's condition ~ 1/mu
+// costs digits in dx, which iterative refinement on H (one product with N each) recovers.
+#include <Eigen/Cholesky>
+#include <Eigen/CholmodSupport>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "newton_system.hpp"
+
+namespace moreau::conic::detail {
+namespace {
+
+constexpr int kParallelCones = 2048;
+using Mat6 = Eigen::Matrix<double, 6, 6>;
+using Columns = QuadraticFactor::Columns;
+
+// What both body-space back-ends share: F's cone columns, D^-1 per cone and the Woodbury
+// recovery dx = D^-1 (b - F^T w).
+class BodySpaceForm : public NewtonSystem {
+ public:
+  explicit BodySpaceForm(const ConicQp& problem)
+      : problem_(problem),
+        factor_(*problem.hessian->factor()),
+        dims_(problem.cone_dimensions),
+        offsets_(cone_offsets(problem.cone_dimensions)),
+        cones_(static_cast<int>(problem.cone_dimensions.size())),
+        block_(cones_),
+        columns_(cones_),
+        d_inverse_(cones_),
+        scaling_(cones_) {
+    for (int k = 0; k < cones_; ++k) {
+      factor_.cone_columns(offsets_[k], dims_[k], block_[k], columns_[k]);
+    }
+  }
+
+  void set_inverse_scaling(const std::vector<Mat3>& inverse_scaling_squared) override {
+    inverse_scaling_ = inverse_scaling_squared;
+  }
+
+ protected:
+  // D = C + W^2 and its inverse per cone (W^-2 as given where C = 0); false when a block is
+  // not positive definite.
+  bool set_d_inverse(const std::vector<Mat3>& scaling_squared) {
+    scaling_ = scaling_squared;
+    if (problem_.compliance.size() == 0 && inverse_scaling_.size() == scaling_.size()) {
+      d_inverse_ = inverse_scaling_;
+      return std::all_of(d_inverse_.begin(), d_inverse_.end(),
+                         [](const Mat3& m) { return m.allFinite(); });
+    }
+    bool positive = true;
+#pragma omp parallel for schedule(static) if (cones_ > kParallelCones) reduction(&& : positive)
+    for (int k = 0; k < cones_; ++k) {
+      const int dim = dims_[k];
+      Eigen::MatrixXd d = scaling_[k].topLeftCorner(dim, dim);
+      if (problem_.compliance.size() > 0) {
+        d.diagonal() += problem_.compliance.segment(offsets_[k], dim);
+      }
+      Eigen::LLT<Eigen::MatrixXd> factor(d);
+      d_inverse_[k].setZero();
+      if (factor.info() != Eigen::Success) {
+        positive = false;
+      } else {
+        d_inverse_[k].topLeftCorner(dim, dim) = factor.solve(Eigen::MatrixXd::Identity(dim, dim));
+      }
+    }
+    return positive;
+  }
+
+  // F_bk D_k^-1 F_ck^T of cone k between its sides s and t (6 x 6).
+  Mat6 coupling(int k, int s, int t) const {
+    const int dim = dims_[k];
+    return columns_[k][s].leftCols(dim) * d_inverse_[k].topLeftCorner(dim, dim) *
+           columns_[k][t].leftCols(dim).transpose();
+  }
+
+  void apply_d_inverse(const VecX& v, VecX& out) const {
+    out.resize(v.size());
+#pragma omp parallel for schedule(static) if (cones_ > kParallelCones)
+    for (int k = 0; k < cones_; ++k) {
+      const int dim = dims_[k];
+      out.segment(offsets_[k], dim) =
+          d_inverse_[k].topLeftCorner(dim, dim) * v.segment(offsets_[k], dim);
+    }
+  }
+
+  // rhs - H dx with H = N + C + W^2 (one product with N).
+  VecX residual(const VecX& rhs, const VecX& dx) const {
+    VecX out;
+    problem_.hessian->apply(dx, out);
+    out = rhs - out;
+#pragma omp parallel for schedule(static) if (cones_ > kParallelCones)
+    for (int k = 0; k < cones_; ++k) {
+      const int dim = dims_[k];
+      out.segment(offsets_[k], dim) -=
+          scaling_[k].topLeftCorner(dim, dim) * dx.segment(offsets_[k], dim);
+    }
+    if (problem_.compliance.size() > 0) out -= problem_.compliance.cwiseProduct(dx);
+    return out;
+  }
+
+  const ConicQp& problem_;
+  const QuadraticFactor& factor_;
+  const std::vector<int>& dims_;
+  std::vector<int> offsets_;
+  int cones_;
+  std::vector<std::array<int, 2>> block_;        // F's row blocks of each cone
+  std::vector<std::array<Columns, 2>> columns_;  // and its columns there
+  std::vector<Mat3> d_inverse_;                  // (C_k + W_k^2)^-1
+  std::vector<Mat3> scaling_;                    // W_k^2
+  std::vector<Mat3> inverse_scaling_;            // W_k^-2
+};
+
+// Matrix-free CG on K with the body-block preconditioner (I + sum_k F_bk D_k^-1 F_bk^T)^-1.
+class BodySpaceConjugateGradient final : public BodySpaceForm {
+ public:
+  BodySpaceConjugateGradient(const ConicQp& problem, const InteriorPointOptions& options)
+      : BodySpaceForm(problem),
+        max_iterations_(options.max_krylov_iterations),
+        body_preconditioner_(factor_.blocks()),
+        polish_(make_conjugate_gradient_system(problem, options)) {}
+
+  bool set_scaling(const std::vector<Mat3>& scaling_squared) override {
+    w_.resize(0);  // a new matrix: no warm start from the last one
+    if (!set_d_inverse(scaling_squared)) return false;
+    // Body blocks, accumulated in cone order (deterministic).
+    std::vector<Mat6> blocks(body_preconditioner_.size(), Mat6::Identity());
+    for (int k = 0; k < cones_; ++k) {
+      for (int side = 0; side < 2; ++side) {
+        if (block_[k][side] >= 0) blocks[block_[k][side]] += coupling(k, side, side);
+      }
+    }
+    const int bodies = static_cast<int>(blocks.size());
+    bool positive = true;
+#pragma omp parallel for schedule(static) if (bodies > kParallelCones) reduction(&& : positive)
+    for (int b = 0; b < bodies; ++b) {
+      Eigen::LLT<Mat6> factor(blocks[b]);
+      positive = positive && factor.info() == Eigen::Success;
+      body_preconditioner_[b] = factor.solve(Mat6::Identity());
+    }
+    return positive && polish_->set_scaling(scaling_squared);
+  }
+
+  bool solve(const VecX& rhs, double tolerance, VecX& dx, int& iterations,
+             bool warm_start) override {
+    iterations = 0;
+    if (!rhs.allFinite()) return false;
+    if (use_cone_variables_) {
+      const bool ok = polish_->solve(rhs, tolerance, dx, iterations, warm_start);
+      reached_ = polish_->reached_tolerance();
+      return ok;
+    }
+    const int p = 6 * factor_.blocks();
+    VecX d_rhs, g, q;
+    apply_d_inverse(rhs, d_rhs);
+    factor_.apply(d_rhs, g);
+    // w, its image u = F^T w and the residual r = g - K w = g - w - F D^-1 u.
+    VecX w = warm_start && w_.size() == p ? w_ : VecX::Zero(p);
+    VecX r = g;
+    VecX u = VecX::Zero(rhs.size());
+    if (w.squaredNorm() > 0.0) {
+      factor_.apply_transpose(w, u);
+      apply_d_inverse(u, d_rhs);
+      factor_.apply(d_rhs, q);
+      r -= w + q;
+    }
+    if (!conjugate_gradient(tolerance, w, u, r, iterations)) return false;
+    // Near the solution the body-space CG can stop at its cap (K's springs D_k^-1 ~ 1/mu span
+    // many decades); from then on the cone variables, where CG at the cap still makes
+    // progress, solve the remaining Newton systems.
+    if (iterations >= max_iterations_) use_cone_variables_ = true;
+    w_ = w;
+    apply_d_inverse(rhs - u, dx);
+    // The true residual: polish in the cone variables where the recurrence drifted.
+    reached_ = residual(rhs, dx).norm() <= tolerance;
+    if (reached_) return true;
+    int polish_iterations = 0;
+    const bool ok = polish_->solve(rhs, tolerance, dx, polish_iterations, true);
+    iterations += polish_iterations;
+    reached_ = polish_->reached_tolerance();
+    return ok;
+  }
+
+  bool reached_tolerance() const override { return reached_; }
+
+ private:
+  // PCG on K w = g from w (u = F^T w, r = g - K w), stopped on |F^T r| = |H dx - b|. That
+  // norm costs half a product; between evaluations it is estimated from the preconditioned
+  // norm sqrt(r^T P^-1 r) (free) times their ratio at the last evaluation, and evaluated
+  // again once the estimate comes within kCheckMargin of the tolerance (or every
+  // kCheckInterval iterations).
+  bool conjugate_gradient(double tolerance, VecX& w, VecX& u, VecX& r, int& iterations) const {
+    VecX z, direction, fp, d_fp, q, kp, residual_cones;
+    apply_preconditioner(r, z);
+    direction = z;
+    double rho = r.dot(z);
+    double ratio = 0.0;  // |F^T r| / sqrt(rho) at the last evaluation
+    int last_check = -kCheckInterval;
+    for (;;) {
+      if (iterations >= max_iterations_) return true;
+      const double estimate = ratio * std::sqrt(std::max(rho, 0.0));
+      if (estimate <= kCheckMargin * tolerance || iterations - last_check >= kCheckInterval) {
+        factor_.apply_transpose(r, residual_cones);
+        const double norm = residual_cones.norm();
+        if (norm <= tolerance) return true;
+        ratio = rho > 0.0 ? norm / std::sqrt(rho) : 0.0;
+        last_check = iterations;
+      }
+      factor_.apply_transpose(direction, fp);
+      apply_d_inverse(fp, d_fp);
+      factor_.apply(d_fp, q);
+      kp = direction + q;
+      const double curvature = direction.dot(kp);
+      if (!(curvature > 0.0)) return false;
+      const double step = rho / curvature;
+      w += step * direction;
+      u += step * fp;
+      r -= step * kp;
+      apply_preconditioner(r, z);
+      const double rho_next = r.dot(z);
+      direction = z + (rho_next / rho) * direction;
+      rho = rho_next;
+      ++iterations;
+    }
+  }
+
+  void apply_preconditioner(const VecX& v, VecX& out) const {
+    out.resize(v.size());
+    const int bodies = static_cast<int>(body_preconditioner_.size());
+#pragma omp parallel for schedule(static) if (bodies > kParallelCones)
+    for (int b = 0; b < bodies; ++b) {
+      out.segment<6>(6 * b) = body_preconditioner_[b] * v.segment<6>(6 * b);
+    }
+  }
+
+  static constexpr double kCheckMargin = 2.0;
+  static constexpr int kCheckInterval = 8;
+  int max_iterations_;
+  std::vector<Mat6> body_preconditioner_;  // (I + sum_k F_bk D_k^-1 F_bk^T)^-1
+  std::unique_ptr<NewtonSystem> polish_;   // CG in the cone variables
+  bool reached_ = true;
+  bool use_cone_variables_ = false;  // after a body-space solve that hit the cap
+  VecX w_;                           // last solution, for the warm start
+};
+
+// Sparse Cholesky (CHOLMOD) of K, assembled from the cones' couplings (lower triangle); the
+// pattern does not change, so the ordering is computed once.
+class BodySpaceCholmod final : public BodySpaceForm {
+ public:
+  explicit BodySpaceCholmod(const ConicQp& problem) : BodySpaceForm(problem) {
+    d_inverse_.assign(cones_, Mat3::Identity());
+    assemble();
+    factor_k_.cholmod().print = 0;
+    factor_k_.setMode(Eigen::CholmodSupernodalLLt);
+    factor_k_.analyzePattern(k_);
+  }
+
+  bool set_scaling(const std::vector<Mat3>& scaling_squared) override {
+    if (cone_variables_) return cone_variables_->set_scaling(scaling_squared);
+    if (!set_d_inverse(scaling_squared)) return false;
+    assemble();
+    factor_k_.factorize(k_);
+    return factor_k_.info() == Eigen::Success;
+  }
+
+  // dx = H^-1 rhs through K, then iterative refinement on H (the residual with one product
+  // with N) until the residual is below the tolerance or stops decreasing.
+  bool solve(const VecX& rhs, double tolerance, VecX& dx, int& iterations,
+             bool /*warm_start*/) override {
+    iterations = 0;
+    if (!rhs.allFinite()) return false;
+    if (cone_variables_) return cone_variables_->solve(rhs, tolerance, dx, iterations);
+    woodbury(rhs, dx);
+    double previous = std::numeric_limits<double>::infinity();
+    for (int refinement = 0;; ++refinement) {
+      const VecX r = residual(rhs, dx);
+      const double norm = r.norm();
+      if (norm <= kRefinementTarget * tolerance) break;
+      if (!(norm < previous) || refinement == kMaxRefinements) {
+        // Rounding in K (condition ~ 1/mu) beyond what refinement recovers, close to the
+        // solution: the cone variables' factorization takes over for the remaining steps.
+        if (norm > tolerance) return switch_to_cone_variables(rhs, tolerance, dx, iterations);
+        break;
+      }
+      previous = norm;
+      VecX correction;
+      woodbury(r, correction);
+      dx += correction;
+    }
+    return factor_k_.info() == Eigen::Success && dx.allFinite();
+  }
+
+ private:
+  // A direct solve is asked for more than the forcing term: refinement aims at this fraction
+  // of it (each step costs one product with N and two triangular solves).
+  static constexpr double kRefinementTarget = 1e-3;
+  static constexpr int kMaxRefinements = 3;
+
+  bool switch_to_cone_variables(const VecX& rhs, double tolerance, VecX& dx, int& iterations) {
+    cone_variables_ = make_cholmod_system(problem_);
+    return cone_variables_->set_scaling(scaling_) &&
+           cone_variables_->solve(rhs, tolerance, dx, iterations);
+  }
+
+  void woodbury(const VecX& b, VecX& dx) {
+    VecX d_b, g, u;
+    apply_d_inverse(b, d_b);
+    factor_.apply(d_b, g);
+    const VecX w = factor_k_.solve(g);
+    factor_.apply_transpose(w, u);
+    apply_d_inverse(b - u, dx);
+  }
+
+  void assemble() {
+    const int p = 6 * factor_.blocks();
+    std::vector<Eigen::Triplet<double>> triplets;
+    triplets.reserve(static_cast<std::size_t>(p) + 4 * 36 * static_cast<std::size_t>(cones_));
+    for (int i = 0; i < p; ++i) triplets.emplace_back(i, i, 1.0);
+    for (int k = 0; k < cones_; ++k) {
+      for (int s = 0; s < 2; ++s) {
+        for (int t = 0; t < 2; ++t) {
+          const int row_block = block_[k][s], column_block = block_[k][t];
+          if (row_block < 0 || column_block < 0 || row_block < column_block) continue;
+          const Mat6 c = coupling(k, s, t);
+          for (int a = 0; a < 6; ++a) {
+            for (int b = 0; b < 6; ++b) {
+              const int row = 6 * row_block + a, column = 6 * column_block + b;
+              if (row >= column) triplets.emplace_back(row, column, c(a, b));
+            }
+          }
+        }
+      }
+    }
+    k_.resize(p, p);
+    k_.setFromTriplets(triplets.begin(), triplets.end());
+    k_.makeCompressed();
+  }
+
+  Eigen::SparseMatrix<double, Eigen::ColMajor> k_;  // lower triangle of K
+  std::unique_ptr<NewtonSystem> cone_variables_;    // once K's accuracy ran out
+  Eigen::CholmodDecomposition<Eigen::SparseMatrix<double, Eigen::ColMajor>, Eigen::Lower> factor_k_;
+};
+
+}  // namespace
+
+std::unique_ptr<NewtonSystem> make_body_space_system(const ConicQp& problem,
+                                                     const InteriorPointOptions& options) {
+  if (options.backend == LinearBackend::cholmod) {
+    return std::make_unique<BodySpaceCholmod>(problem);
+  }
+  return std::make_unique<BodySpaceConjugateGradient>(problem, options);
+}
+
+}  // namespace moreau::conic::detail

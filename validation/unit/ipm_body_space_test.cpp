@@ -1,0 +1,157 @@
+#define BOOST_TEST_MODULE ipm_body_space
+// The interior point method's Newton system in the body space (conic/body_space_system.cpp,
+// the Woodbury form of N + W^2 with N = F^T F, F = M^-1/2 H S), the CG warm start of the
+// corrector and the stop on the paper's error(gamma, u): on a heap of balls whose Delassus
+// matrix is singular (more contact rows than body degrees of freedom), the forms agree with
+// each other and with the direct back-end.
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "moreau/collision/collision_detector.hpp"
+#include "moreau/contact/contact_system.hpp"
+#include "moreau/solver/interior_point_solver.hpp"
+#include "moreau/solver/merit.hpp"
+#include "test_support.hpp"
+
+using namespace moreau;
+
+namespace {
+
+constexpr double kGravity = 9.81;
+constexpr double kTimeStep = 1e-2;
+constexpr double kRadius = 0.1;
+
+// A 3 x 3 layer of touching balls on the floor and four balls in its hollows, every other
+// ball rotation-locked (Kleinert's piles have only locked ones): 25+ contacts on 13 balls.
+struct Heap {
+  World world;
+  std::vector<Contact> contacts;
+  std::unique_ptr<ContactSystem> system;
+  ConeProblem problem;
+};
+
+Heap make_heap() {
+  Heap heap;
+  heap.world = test::floor_world(0.4, kGravity);
+  std::vector<Vec3> centres;
+  for (int i = -1; i <= 1; ++i)
+    for (int k = -1; k <= 1; ++k) centres.emplace_back(2 * kRadius * i, kRadius, 2 * kRadius * k);
+  const double upper = kRadius + std::sqrt(2.0) * kRadius;
+  for (const double i : {-1.0, 1.0})
+    for (const double k : {-1.0, 1.0}) centres.emplace_back(kRadius * i, upper, kRadius * k);
+  for (std::size_t b = 0; b < centres.size(); ++b) {
+    const int body = test::add_ball(heap.world, kRadius, 1000.0, centres[b]);
+    heap.world.bodies[body].rotation_locked = b % 2 == 0;
+  }
+  CollisionOptions collision;
+  collision.margin = 0.5 * kRadius;
+  heap.contacts = detect_contacts(heap.world, collision);
+  heap.system = std::make_unique<ContactSystem>(heap.world, heap.contacts, 3);
+  // One time step under gravity from rest: q = J v_free + gap / h on the normal rows.
+  VecX free_velocity = VecX::Zero(6 * static_cast<int>(heap.world.bodies.size()));
+  for (std::size_t b = 1; b < heap.world.bodies.size(); ++b) {
+    free_velocity[6 * b + 1] = -kGravity * kTimeStep;
+  }
+  heap.problem.delassus = heap.system.get();
+  heap.problem.q = local_velocities(heap.world, heap.contacts, free_velocity, 3);
+  for (std::size_t i = 0; i < heap.contacts.size(); ++i) {
+    heap.problem.q[3 * i] += heap.contacts[i].gap / kTimeStep;
+  }
+  heap.problem.mu = friction_coefficients(heap.world, heap.contacts);
+  heap.problem.friction_model = FrictionModel::convex_relaxation;
+  return heap;
+}
+
+SolverOptions tight(double tolerance) {
+  SolverOptions options;
+  options.tolerance = tolerance;
+  options.warm_start = false;
+  return options;
+}
+
+struct Variant {
+  std::string name;
+  InteriorPointSolverOptions options;
+};
+
+std::vector<Variant> variants() {
+  std::vector<Variant> out(4);
+  out[0].name = "body space";
+  out[1].name = "cone variables";
+  out[1].options.body_space = false;
+  out[2].name = "body space, corrector from zero";
+  out[2].options.warm_start_corrector = false;
+  out[3].name = "direct";
+  out[3].options.backend = conic::LinearBackend::cholmod;
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(jacobian_halves_compose_the_delassus_product) {
+  const Heap heap = make_heap();
+  // More contact rows than the 13 balls' 3 translations (+ 3 rotations for half of them):
+  // W is singular.
+  BOOST_TEST_MESSAGE(heap.problem.contact_count() << " contacts");
+  BOOST_REQUIRE(3 * heap.problem.contact_count() > 3 * 13 + 3 * 6);
+  const ContactSystem& system = *heap.system;
+  VecX x = VecX::LinSpaced(heap.problem.size(), -1.0, 2.0);
+  VecX product, impulse, y;
+  system.apply(x, product);
+  system.apply_jacobian_transpose(x, impulse);
+  const VecX reference = system.assemble_jacobian().transpose() * x;
+  BOOST_TEST((impulse - reference).norm() <= 1e-12 * reference.norm());
+  for (int b = 0; b < system.body_count(); ++b) {
+    impulse.segment<6>(6 * b) = system.inverse_mass(b).apply(impulse.segment<6>(6 * b));
+  }
+  system.apply_jacobian(impulse, y);
+  BOOST_TEST((y - product).norm() <= 1e-12 * product.norm());
+}
+
+// The velocities u = W r + q of the solution set are unique (a convex QP's W r is), the
+// impulses are not where W is singular: the variants are compared on u and each must meet
+// the merit.
+BOOST_AUTO_TEST_CASE(newton_system_forms_agree) {
+  const Heap heap = make_heap();
+  std::vector<VecX> velocities;
+  for (const Variant& variant : variants()) {
+    BOOST_TEST_CONTEXT(variant.name) {
+      InteriorPointSolver solver(tight(1e-9), variant.options);
+      VecX r;
+      const SolverStats stats = solver.solve(heap.problem, r);
+      BOOST_TEST(stats.converged, stats.stop_reason);
+      BOOST_TEST(stats.merit <= 1e-9);
+      BOOST_TEST_MESSAGE(variant.name << ": " << stats.iterations << " Newton steps, "
+                                      << stats.krylov_iterations << " Krylov iterations");
+      VecX u;
+      heap.system->apply(r, u);
+      velocities.push_back(u + heap.problem.q);
+      if (variant.options.backend == conic::LinearBackend::conjugate_gradient) {
+        BOOST_TEST(stats.krylov_iterations > 0);
+      }
+    }
+  }
+  const double scale = heap.problem.q.norm();
+  for (std::size_t k = 1; k < velocities.size(); ++k) {
+    BOOST_TEST((velocities[k] - velocities[0]).norm() <= 1e-6 * scale, "variant " << k);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(stops_on_the_paper_error) {
+  const Heap heap = make_heap();
+  InteriorPointSolverOptions options;
+  options.stop_on_paper_error = true;
+  InteriorPointSolver solver(tight(1e-7), options);
+  VecX r;
+  const SolverStats stats = solver.solve(heap.problem, r);
+  BOOST_TEST(stats.converged, stats.stop_reason);
+  BOOST_TEST(stats.criterion == "kleinert_error");
+  BOOST_TEST(stats.criterion_value <= 1e-7);
+  BOOST_TEST(stats.criterion_value == stats.kleinert_error);
+  BOOST_REQUIRE(!stats.merit_history.empty());
+  // The history is the paper's error: its last entry is the returned iterate's (the best one).
+  BOOST_TEST(stats.merit_history.back() <= 1e-7);
+  BOOST_TEST(stats.merit == merit(heap.problem, r), boost::test_tools::tolerance(1e-12));
+}
