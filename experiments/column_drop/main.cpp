@@ -217,8 +217,8 @@ struct Settled {
 // gives no settling parameters: theta = 1 (e = 0, eq. 4.7) so that the packing does not bounce.
 // The fastest approach is the top row landing on the settled column, sqrt(2 g (top - H0)); the
 // margin covers one step of it (and is at least the release's). The run stops once the kinetic
-// energy is below 1e-5 M g d (rms speed 0.5% of sqrt(g d)), after at least one free-fall time
-// of the lattice top and at most three.
+// energy is below 1e-4 M g d (a tenth of the release's stop measure, rms speed 1.4% of
+// sqrt(g d)), after at least one free-fall time of the lattice top and at most two.
 Settled settle(const Setup& setup, const ShapeFamilies& shapes, Family family, double margin) {
   Settled s{column_world(setup, shapes, family, 0.5)};
   const double top = highest_point(s.world);
@@ -229,12 +229,12 @@ Settled settle(const Setup& setup, const ShapeFamilies& shapes, Family family, d
   const long min_steps = std::lround(std::sqrt(2.0 * top / setup.gravity) / kTimeStep);
   const double weight = kinetic_energy(s.world, kInfinity).mass * setup.gravity * kDiameter;
   const Clock::time_point start = Clock::now();
-  while (s.steps < 3 * min_steps) {
+  while (s.steps < 2 * min_steps) {
     const StepReport& report = stepper.step();
     ++s.steps;
     s.non_converged += report.solver_stats.converged ? 0 : 1;
     for (const Contact& c : report.contacts) s.max_overlap = std::max(s.max_overlap, -c.gap);
-    if (s.steps >= min_steps && kinetic_energy(s.world, kInfinity).kinetic < 1e-5 * weight) break;
+    if (s.steps >= min_steps && kinetic_energy(s.world, kInfinity).kinetic < 1e-4 * weight) break;
   }
   s.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   for (RigidBody& b : s.world.bodies) b.set_velocity(Vec6::Zero());
@@ -395,9 +395,9 @@ void measure_run(ExperimentResults& results, const Run& run) {
   results.measure(p + "wall time per step (mean)", seconds / n, "s", "loaded shared machine");
 }
 
-// runs: disk 0.5, disk 0, angular 0.5, angular 0, non-convex 0.5, non-convex 0.
-void check(ExperimentResults& results, const std::vector<Run>& runs) {
-  const Run &disk = runs[0], &angular = runs[2], &non_convex = runs[4];
+// The published slopes and spreads (mu = 0.5), checked at full scale only (expected.json).
+void published_checks(ExperimentResults& results, const Run& disk, const Run& angular,
+                      const Run& non_convex) {
   results.check("slope_disk", disk.slope.angle_deg);
   results.check("slope_angular", angular.slope.angle_deg);
   results.check("slope_non_convex", non_convex.slope.angle_deg);
@@ -407,6 +407,11 @@ void check(ExperimentResults& results, const std::vector<Run>& runs) {
                 "disk < angular < non-convex at mu = 0.5");
   results.check("spread_ratio_disk", disk.spread / non_convex.spread);
   results.check("spread_ratio_angular", angular.spread / non_convex.spread);
+}
+
+// runs: disk 0.5, disk 0, angular 0.5, angular 0, non-convex 0.5, non-convex 0.
+void check(ExperimentResults& results, const std::vector<Run>& runs, bool full) {
+  if (full) published_checks(results, runs[0], runs[2], runs[4]);
   results.check("frictionless_disk_flows", !runs[1].stopped);
   results.check("frictionless_angular_stops", runs[3].stopped);
   results.check("frictionless_non_convex_stops", runs[5].stopped);
@@ -458,7 +463,7 @@ int main(int argc, char** argv) {
                   << runs.back().slope.angle_deg << " spread " << runs.back().spread << "\n";
       }
     }
-    if (runs.size() == 6) check(results, runs);
+    if (runs.size() == 6) check(results, runs, args.full());
     write_series(args.output_directory, runs);
     write_snapshots(args.output_directory, runs);
     write_shapes(args.output_directory, shapes);

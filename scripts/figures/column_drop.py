@@ -43,25 +43,35 @@ def patches(rows, family, shapes):
     return out
 
 
-def snapshots_figure(output_dir, snaps, shapes, mu, extent):
+def snapshots_figure(output_dir, snaps, shapes, mu):
+    """One row per family, one column per snapshot of the run (the last one is the final step)."""
     runs = [f + ("_mu0.5" if mu else "_mu0") for f in FAMILIES]
-    steps = sorted({int(r["step"]) for r in snaps if r["run"] in runs})
-    fig, axes = plt.subplots(len(runs), len(steps), figsize=(2.6 * len(steps), 1.9 * len(runs)),
+    steps = {run: sorted({int(r["step"]) for r in snaps if r["run"] == run}) for run in runs}
+    columns = max(len(v) for v in steps.values())
+    # Same scale in every panel (the paper's Fig. 4.10 and 4.13 compare dimensions); a disk
+    # layer that keeps spreading at mu = 0 is cut at three times the widest other deposit.
+    xs = {run: max(float(r["x"]) for r in snaps if r["run"] == run) for run in runs}
+    width = min(max(xs.values()), 3.0 * max(xs[r] for r in runs if not r.startswith("disk"))) + 1.0
+    height = max(float(r["y"]) for r in snaps if r["run"] in runs) + 1.5
+    fig, axes = plt.subplots(len(runs), columns, figsize=(2.4 * columns, 1.2 + 2.2 * len(runs) * height / width * columns / 4),
                              squeeze=False)
     for i, run in enumerate(runs):
         family = run.rsplit("_mu", 1)[0]
-        for j, step in enumerate(steps):
+        for j in range(columns):
             ax = axes[i][j]
+            ax.set_xticks([])
+            ax.set_yticks([])
+            if j >= len(steps[run]):
+                ax.axis("off")
+                continue
+            step = steps[run][j]
             rows = [r for r in snaps if r["run"] == run and int(r["step"]) == step]
             ax.add_collection(PatchCollection(patches(rows, family, shapes), facecolor=COLOURS[family],
                                               edgecolor="k", linewidth=0.2))
-            ax.set_xlim(0, extent[0])
-            ax.set_ylim(0, extent[1])
+            ax.set_xlim(0, width)
+            ax.set_ylim(0, height)
             ax.set_aspect("equal")
-            ax.set_xticks([])
-            ax.set_yticks([])
-            if rows:
-                ax.set_title(f"{family}, step {step}", fontsize=7)
+            ax.set_title(f"{family}, step {step}", fontsize=7)
     fig.suptitle(f"Column drop, mu = {0.5 if mu else 0} (chapter Fig. {'4.8-4.9' if mu else '4.11-4.12'})")
     fig.tight_layout()
     name = f"column_drop_mu{'05' if mu else '0'}.png"
@@ -80,7 +90,9 @@ def profiles_figure(output_dir, profiles):
         ax.set_xlabel("x from the symmetry wall (mean diameters)")
         ax.set_ylabel("free surface height")
         ax.set_title("final free surface, " + title, fontsize=10)
-        ax.set_aspect("equal")
+        others = [float(r["x"]) for r in profiles
+                  if r["run"].endswith(suffix) and not r["run"].startswith("disk") and r["occupied"] == "1"]
+        ax.set_xlim(0, 3.0 * max(others) if others else None)
         ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(os.path.join(output_dir, "column_drop_profiles.png"), dpi=130)
@@ -115,9 +127,7 @@ def make(output_dir):
     shapes = load_shapes(output_dir)
     snaps = read(output_dir, "snapshots.csv")
     profiles = read(output_dir, "profiles.csv")
-    width = max(float(r["x"]) for r in profiles) + 1.0
-    height = max(float(r["y"]) for r in snaps) + 1.5
-    names = [snapshots_figure(output_dir, snaps, shapes, mu, (width, height)) for mu in (True, False)]
+    names = [snapshots_figure(output_dir, snaps, shapes, mu) for mu in (True, False)]
     names.append(profiles_figure(output_dir, profiles))
     names.append(series_figure(output_dir, read(output_dir, "series.csv")))
     return names
