@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <numbers>
 #include <string>
 #include <vector>
@@ -186,6 +187,7 @@ struct StepRecord {
   double deposit_energy = 0.0;  // kinetic energy of the deposit / (its m g d)
   long contacts = 0, newton_steps = 0;
   bool converged = true;
+  std::string status;  // of the interior point method, for a step that did not converge
 };
 
 StepRecord record(const World& world, const StepReport& report, double seconds, double gravity) {
@@ -202,6 +204,7 @@ StepRecord record(const World& world, const StepReport& report, double seconds, 
   r.contacts = static_cast<long>(report.contacts.size());
   r.newton_steps = report.solver_stats.iterations;
   r.converged = report.solver_stats.converged;
+  if (!r.converged) r.status = conic::to_string(variational_details(report).interior_point.status);
   r.seconds = seconds;
   return r;
 }
@@ -382,7 +385,9 @@ void measure_run(ExperimentResults& results, const Run& run) {
   results.measure(p + "stopped", run.stopped ? 1.0 : 0.0, "");
   double overlap = 0.0, seconds = 0.0, newton = 0.0;
   long failed = 0;
+  std::map<std::string, long> statuses;
   for (const StepRecord& r : run.steps) {
+    if (!r.converged) ++statuses[r.status];
     overlap = std::max(overlap, r.max_overlap);
     seconds += r.seconds;
     newton += r.newton_steps;
@@ -391,7 +396,10 @@ void measure_run(ExperimentResults& results, const Run& run) {
   const double n = static_cast<double>(run.steps.size());
   results.measure(p + "largest overlap of a step", overlap, "m", "largest -g0 over all contacts");
   results.measure(p + "Newton steps per step (mean)", newton / n, "");
-  results.measure(p + "steps not converged", failed, "");
+  std::string why;
+  for (const auto& [status, count] : statuses)
+    why += (why.empty() ? "" : ", ") + status + ": " + std::to_string(count);
+  results.measure(p + "steps not converged", failed, "", why);
   results.measure(p + "wall time per step (mean)", seconds / n, "s", "loaded shared machine");
 }
 
