@@ -108,10 +108,10 @@ def series_figure(output_dir, series):
         style = "-" if run.endswith("0.5") else "--"
         step = [int(r["step"]) for r in rows]
         kw = dict(color=COLOURS[family], linestyle=style, label=run, linewidth=0.9)
-        axes[0].semilogy(step, [max(float(r["deposit_energy"]), 1e-12) for r in rows], **kw)
+        axes[0].semilogy(step, [max(float(r["energy_ratio"]), 1e-12) for r in rows], **kw)
         axes[1].plot(step, [float(r["toe"]) for r in rows], **kw)
         axes[2].semilogy(step, [max(float(r["max_overlap"]), 1e-12) for r in rows], **kw)
-    axes[0].set_ylabel("deposit kinetic energy / (m g d)")
+    axes[0].set_ylabel("kinetic energy / (M g d), all particles")
     axes[1].set_ylabel("toe (mean diameters)")
     axes[2].set_ylabel("largest overlap of the step (d)")
     for ax in axes:
