@@ -112,6 +112,14 @@ TestRun run_biaxial_test(const Sample& sample, const TestOptions& options) {
       run.failure = "load step " + std::to_string(index) + ": " + failure;
       return false;
     }
+    // A right wall that moves by more than a particle diameter in one load step (axial step
+    // ~0.02-0.07 d) is no dilation but a mechanism: the displacements of eq. 4.16 are then not
+    // unique, and the core returns one of them; the run stops there.
+    if (index > 0 && std::abs(r->width - width) > options.mechanism_motion) {
+      run.failure = "load step " + std::to_string(index) + ": the right wall moved " +
+                    std::to_string(r->width - width) + " m in one step (a mechanism)";
+      return false;
+    }
     width = r->width;
     height = r->height;
     if (index < 0) return true;  // consolidation

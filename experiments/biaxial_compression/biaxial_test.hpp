@@ -17,6 +17,7 @@ struct TestOptions {
   double final_axial_strain = 0.21;  // Sec. 4.4.1
   int load_steps = 150;              // Sec. 4.4.1: "about 150 steps"
   int consolidation_steps = 0;       // static steps at the reference state before step 0
+  double mechanism_motion = 1.0;     // m (one mean diameter): a larger wall step stops the run
   double tolerance = 1e-6;           // of the interior point method's stop test (README.md)
 };
 

@@ -15,6 +15,8 @@ namespace {
 
 using namespace biaxial;
 
+constexpr double kFinalStrain = 0.21 - 1e-9;  // Sec. 4.4.1
+
 const ResponseMeasures* find(const std::vector<Outcome>& outcomes, Family family, double k) {
   for (const Outcome& o : outcomes)
     if (o.family == family && (o.k_normal == k || (std::isinf(k) && std::isinf(o.k_normal))))
@@ -28,7 +30,11 @@ bool grows_with_angularity(const std::vector<Outcome>& outcomes, double k,
   const ResponseMeasures* d = find(outcomes, Family::disk, k);
   const ResponseMeasures* a = find(outcomes, Family::angular, k);
   const ResponseMeasures* n = find(outcomes, Family::non_convex, k);
-  return d && a && n && of(*d) < of(*a) && of(*a) < of(*n);
+  // Curves that stopped early (README.md) are not the chapter's: the ordering needs all three.
+  auto complete = [](const ResponseMeasures* m) {
+    return m != nullptr && m->final_axial_strain >= kFinalStrain;
+  };
+  return complete(d) && complete(a) && complete(n) && of(*d) < of(*a) && of(*a) < of(*n);
 }
 
 }  // namespace
@@ -53,12 +59,15 @@ void run_checks(moreau::ExperimentResults& results, const std::vector<Outcome>& 
     const ResponseMeasures* stiff = find(outcomes, f, 1e8);
     const ResponseMeasures* soft = find(outcomes, f, 1e5);
     if (!r || !stiff || !soft) {
-      complete = false;
+      complete = suppressed = compaction = false;
       continue;
     }
     worst = std::max(worst, std::abs(stiff->mean - r->mean) /
                                 std::max(r->residual_deviation, 1e-12 * r->residual));
-    suppressed = suppressed && soft->first_step_ratio < r->first_step_ratio;
+    // Against k_N = 1e8, "close to rigid" in the chapter: no rigid run here passes its first
+    // load step (expected.json, every_run_reaches_final_strain).
+    suppressed = suppressed && soft->peak > 0.0 && stiff->peak > 0.0 &&
+                 soft->first_step_ratio < stiff->first_step_ratio;
     compaction = compaction && soft->compaction > 0.0 && soft->dilation > soft->compaction;
   }
   for (const Outcome& o : outcomes) complete = complete && o.run.failure.empty();
@@ -66,7 +75,7 @@ void run_checks(moreau::ExperimentResults& results, const std::vector<Outcome>& 
                 "largest over the families of |mean q(1e8) - mean q(inf)| / (standard deviation "
                 "of the rigid q over eps_a >= 2/3 of the final strain), q = sigma_1 - sigma_3");
   results.check("soft_contacts_suppress_initial_peak", suppressed,
-                "q at load step 1 / peak q is smaller at k_N = 1e5 than rigid, every family");
+                "q at load step 1 / peak q is smaller at k_N = 1e5 than at 1e8, every family");
   results.check("soft_contacts_compact_then_dilate", compaction,
                 "at k_N = 1e5 eps_v > 0 at some step and the largest dilation exceeds it, every "
                 "family");

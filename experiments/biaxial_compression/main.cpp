@@ -38,7 +38,7 @@ struct Scale {
 
 Scale scale_of(const moreau::ExperimentArguments& args) {
   if (args.full()) return {1520, 150, {kRigid, 1e8, 1e6, 1e5}};  // Sec. 4.4.1
-  return {60, 30, {kRigid, 1e8, 1e5}};                           // README.md: quick scale
+  return {40, 30, {kRigid, 1e8, 1e5}};                           // README.md: quick scale
 }
 
 std::string stiffness_label(double k) {
@@ -114,6 +114,9 @@ int main(int argc, char** argv) {
       sample_options.stress = kConfiningStress;
       const Sample sample = prepare_sample(sample_options);
       record_sample(results, sample);
+      std::cout << to_string(family) << ": settled in " << sample.settle_steps << " + "
+                << sample.consolidation_steps << " steps, " << sample.settle_seconds << " s"
+                << std::endl;
       for (double k : scale.stiffnesses) {
         TestOptions options;
         options.k_normal = k;

@@ -26,7 +26,7 @@ constexpr long kMaxSettleFailures = 20;  // non-converged settling steps tolerat
 constexpr double kServoSpeed = 0.2;      // m/s: largest wall speed of the consolidation
 constexpr double kServoBand = 0.25;      // relative force error of a balanced wall
 constexpr int kServoHold = 10;           // steps both walls stay balanced
-constexpr long kMaxServoSteps = 400;     // 4 s; the static step 0 then balances the walls exactly
+constexpr long kMaxServoSteps = 200;     // 2 s; the static step 0 then balances the right wall
 
 int add_wall(World& world, const Vec3& normal, const Vec3& position, int material) {
   RigidBody wall;

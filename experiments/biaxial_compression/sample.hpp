@@ -17,7 +17,7 @@ struct SampleOptions {
   int count = 100;               // particles
   double aspect = 2.0;           // H0 / W0 of the settled sample
   double settle_friction = 0.1;  // interparticle mu while settling (dense packing)
-  double settle_time = 4.0;      // s of dynamic settling under gravity
+  double settle_time = 2.0;      // s of dynamic settling under gravity
   double settle_step = 0.01;     // s
   double stress = 125.0;         // N/m^2: servo consolidation stress on top and right walls
 };
