@@ -132,10 +132,10 @@ TestRun run_biaxial_test(const Sample& sample, const TestOptions& options) {
     run.points.back().substeps = substeps;
     return true;
   };
-  // Reference state: sigma_3 on the right wall, the top wall held where the servo
-  // consolidation left it.
+  // Reference state: sigma_3 on the right wall and on the top wall (isotropic), with the
+  // elastic contacts of the reference driver (k_N = 1e8 for the rigid run).
   for (int c = options.consolidation_steps; c >= 0; --c)
-    if (!step(-c, {{{top, -Vec3::UnitY(), WallControl::displacement, 0.0},
+    if (!step(-c, {{{top, -Vec3::UnitY(), WallControl::force, s3 * width},
                     {right, -Vec3::UnitX(), WallControl::force, s3 * height}}}))
       return run;
   for (int s = 1; s <= options.load_steps; ++s)
