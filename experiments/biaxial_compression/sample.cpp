@@ -1,7 +1,8 @@
 // Preparation of the biaxial sample (Krabbenhoft/NURBS chapter Sec. 4.4.1). The chapter shows
 // its three assemblies (Fig. 4.3) but not how they were made; here the particles are poured from
 // loose rows into a box of fixed width and settled under gravity by the chapter's own dynamic
-// scheme (eq. 4.15), frictionless so that they pack densely (README.md).
+// scheme (eq. 4.15) with little friction (mu = 0.1) so that they pack densely, then pressed by
+// servo walls (README.md).
 #include "sample.hpp"
 
 #include <algorithm>
