@@ -1,0 +1,46 @@
+#pragma once
+// The biaxial sample of the Krabbenhoft/NURBS chapter Sec. 4.4.1: particles of one shape family
+// settled under gravity in a box (dynamic variational scheme, eq. 4.15), then closed by a top
+// wall. See README.md for the choices (units, box, settling friction).
+#include <string>
+
+#include "moreau/model/world.hpp"
+#include "moreau/variational/quasi_static_driver.hpp"
+
+namespace biaxial {
+
+enum class Family { disk, angular, non_convex };
+std::string to_string(Family family);
+
+struct SampleOptions {
+  Family family = Family::disk;
+  int count = 100;               // particles
+  double aspect = 2.0;           // H0 / W0 of the settled sample
+  double settle_friction = 0.1;  // interparticle mu while settling (dense packing)
+  double settle_time = 2.0;      // s of dynamic settling under gravity
+  double settle_step = 0.01;     // s
+  double stress = 125.0;         // N/m^2: servo consolidation stress on top and right walls
+};
+
+struct Sample {
+  Family family = Family::disk;
+  moreau::World world;
+  moreau::SampleBox box;  // left, right (x), bottom, top (y) wall bodies
+  int wall_material = 1;  // frictionless walls (Sec. 4.4.1: "All walls are frictionless")
+  long settle_steps = 0;
+  long consolidation_steps = 0;
+  long settle_failures = 0;  // settling steps whose solve did not converge
+  long settle_newton_steps = 0;
+  double settle_seconds = 0.0;
+  double largest_overlap = 0.0;  // deepest penetration seen while settling, m
+  double porosity = 0.0;         // 1 - particle area / box area after consolidation
+};
+
+// Builds and settles the sample. Throws moreau::SimulationError when a settling step does not
+// converge.
+Sample prepare_sample(const SampleOptions& options);
+
+// Total area of the particles (exact, from the shapes), m^2.
+double particle_area(const moreau::World& world);
+
+}  // namespace biaxial
