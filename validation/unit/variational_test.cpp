@@ -34,9 +34,9 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // ---- CVXOPT reference (validation/unit/cvxopt_coneqp.py, Debian python3-cvxopt) ----------
 
-// The force problem as cvxopt_coneqp.py reads it: minimize 1/2 f^T (N + C) f + (c - C_T q0)^T f
-// with diag(1, 1/mu) f in the 2D second-order cones and A f = b. Empty when cvxopt is missing.
-VecX cvxopt_forces(const ForceProblem& p, const std::string& tag) {
+// The objective 1/2 f^T Q f + r^T f of a force problem in the unscaled forces, dense:
+// Q = N + C, r = c - C_T q0 on the tangential rows.
+std::pair<MatX, VecX> dense_objective(const ForceProblem& p) {
   const int n = 2 * p.contact_count();
   MatX q = p.hessian.rows() > 0 ? MatX(p.hessian) : MatX::Zero(n, n);
   VecX r = p.linear;
@@ -45,6 +45,14 @@ VecX cvxopt_forces(const ForceProblem& p, const std::string& tag) {
     q(i, i) += c;
     if (i % 2 == 1 && p.shear_history.size() > 0) r(i) -= c * p.shear_history(i / 2);
   }
+  return {q, r};
+}
+
+// The force problem as cvxopt_coneqp.py reads it: minimize 1/2 f^T (N + C) f + (c - C_T q0)^T f
+// with diag(1, 1/mu) f in the 2D second-order cones and A f = b. Empty when cvxopt is missing.
+VecX cvxopt_forces(const ForceProblem& p, const std::string& tag) {
+  const int n = 2 * p.contact_count();
+  const auto [q, r] = dense_objective(p);
   const MatX a = p.equality.rows() > 0 ? MatX(p.equality) : MatX(0, n);
   const auto dir = std::filesystem::temp_directory_path();
   const auto input = dir / ("moreau_variational_" + tag + ".txt");
@@ -112,13 +120,7 @@ double natural_map_residual(const ForceProblem& p, const VecX& f) {
   VecX scale(n), x(n);
   for (int i = 0; i < n; ++i) scale(i) = i % 2 == 0 ? 1.0 : p.friction(i / 2);
   x = f.cwiseQuotient(scale);
-  MatX q = p.hessian.rows() > 0 ? MatX(p.hessian) : MatX::Zero(n, n);
-  VecX r = p.linear;
-  for (int i = 0; i < n; ++i) {
-    const double c = p.compliance.size() > 0 ? p.compliance(i) : 0.0;
-    q(i, i) += c;
-    if (i % 2 == 1 && p.shear_history.size() > 0) r(i) -= c * p.shear_history(i / 2);
-  }
+  const auto [q, r] = dense_objective(p);
   const VecX gradient = scale.asDiagonal() * (q * f + r);
   VecX z = x - gradient, projected(n);
   for (int i = 0; i < n; i += 2) {
