@@ -6,9 +6,9 @@
 #include <limits>
 #include <sstream>
 
+#include "kkt_system.hpp"
 #include "moreau/conic/jordan_algebra.hpp"
 #include "moreau/core/error.hpp"
-#include "newton_system.hpp"
 
 namespace moreau::conic {
 
@@ -30,6 +30,8 @@ std::string to_string(InteriorPointStatus status) {
       return "numerical_limit";
     case InteriorPointStatus::krylov_limit:
       return "krylov_limit";
+    case InteriorPointStatus::dependent_equalities:
+      return "dependent_equalities";
   }
   return "unknown";
 }
@@ -75,6 +77,8 @@ constexpr double kProgressFactor = 0.9;
 constexpr double kNumericalLimitResidual = 1e-6;
 // Below this many cones a block loop costs less than an OpenMP fork/join.
 constexpr int kParallelCones = 2048;
+// Dependent equality rows named in the status message.
+constexpr std::size_t kRowsNamed = 10;
 
 class Solver {
  public:
@@ -85,13 +89,21 @@ class Solver {
         offsets_(cone_offsets(problem.cone_dimensions)),
         cones_(static_cast<int>(problem.cone_dimensions.size())),
         equality_rows_(static_cast<int>(problem.equality.rows())),
-        system_(detail::make_newton_system(problem, options)),
+        system_(detail::make_kkt_system(problem, options)),
         scalings_(problem.cone_dimensions.size()),
         scaling_squared_(problem.cone_dimensions.size()),
         inverse_scaling_squared_(problem.cone_dimensions.size()) {}
 
   InteriorPointStats run(VecX& x, VecX& y, VecX& z, bool warm_start, const StopTest& stop) {
-    initial_point(x, y, z, warm_start);
+    VecX least_norm;  // of A x = b (equality rows only)
+    std::vector<int> dependent;
+    if (equality_rows_ > 0) {
+      detail::EqualityRows rows(problem_.equality);
+      dependent = rows.dependent();
+      least_norm = rows.least_norm_solution(problem_.equality_rhs);
+    }
+    initial_point(least_norm, warm_start, x, y, z);
+    if (!dependent.empty()) return dependent_equalities(dependent);
     VecX hx(x.size());  // (N + C) x
     const double r_norm = std::max(problem_.linear.norm(), kTiny);
     const double b_norm = problem_.equality_rhs.size() > 0 ? problem_.equality_rhs.norm() : 0.0;
@@ -157,9 +169,10 @@ class Solver {
             scalings_[k].a_inverse_transpose.transpose() * scalings_[k].a_inverse_transpose;
       }
       system_->set_inverse_scaling(inverse_scaling_squared_);
-      if (!system_->set_scaling(scaling_squared_) || !schur_complement(krylov)) {
-        return not_positive_definite();
-      }
+      int elimination = 0;  // Krylov iterations of the dense Schur complement, if any
+      const bool factored = system_->set_scaling(scaling_squared_, elimination);
+      krylov += elimination;
+      if (!factored) return not_positive_definite();
 
       // Predictor (affine scaling, sigma = 0): lambda o (W dx + W^-1 dy) = -lambda o lambda.
       std::vector<Vec3> target(cones_);
@@ -258,8 +271,12 @@ class Solver {
 
   // Cold start: x = x_scale e, y = y_scale e with y_scale the size of r and x_scale = y_scale /
   // (mean diagonal of N + C), so that both are of the magnitude of the solution in their own
-  // units. Warm start: the given x shifted into the interior by the same margin.
-  void initial_point(VecX& x, VecX& y, VecX& z, bool warm_start) const {
+  // units. With equality rows A x = b sets the size of x instead (in a static problem the
+  // loads set the forces; r and N + C = C, which is 0 when rigid, do not): x starts from the
+  // least-norm solution of A x = b shifted into the cones by x_scale = its largest entry, as
+  // CVXOPT's starting point shifts its least-squares one. Warm start: the given x shifted into
+  // the interior by the same margin.
+  void initial_point(const VecX& least_norm, bool warm_start, VecX& x, VecX& y, VecX& z) const {
     const int n = problem_.size();
     double diagonal = 0.0;
     for (int k = 0; k < cones_; ++k) {
@@ -269,9 +286,13 @@ class Solver {
     diagonal = n > 0 ? diagonal / n : 0.0;
     const double r_size = problem_.linear.size() > 0 ? problem_.linear.cwiseAbs().maxCoeff() : 0.0;
     const double y_scale = r_size > 0.0 ? r_size : 1.0;
-    const double x_scale = y_scale / (diagonal > 0.0 ? diagonal : 1.0);
+    double x_scale = y_scale / (diagonal > 0.0 ? diagonal : 1.0);
     const bool use_guess = warm_start && x.size() == n && x.allFinite();
     if (!use_guess) x = VecX::Zero(n);
+    if (least_norm.size() == n && least_norm.cwiseAbs().maxCoeff() > 0.0) {
+      x_scale = least_norm.cwiseAbs().maxCoeff();
+      if (!use_guess) x = least_norm;
+    }
     y = VecX::Zero(n);
     for (int k = 0; k < cones_; ++k) {
       const Vec3 given = cone(x, k);
@@ -296,27 +317,6 @@ class Solver {
     return step;
   }
 
-  // With equality constraints: Z = H^-1 A^T and the dense Schur complement A Z (few rows).
-  bool schur_complement(int& krylov) {
-    if (equality_rows_ == 0) return true;
-    const int n = problem_.size();
-    solved_columns_.resize(n, equality_rows_);
-    const SparseMatrix transpose = problem_.equality.transpose();
-    for (int j = 0; j < equality_rows_; ++j) {
-      VecX column = VecX(transpose.col(j));
-      VecX solution;
-      int iterations = 0;
-      if (!system_->solve(column, options_.min_forcing * column.norm(), solution, iterations)) {
-        return false;
-      }
-      krylov += iterations;
-      solved_columns_.col(j) = solution;
-    }
-    const MatX schur = problem_.equality * solved_columns_;
-    schur_factor_.compute(0.5 * (schur + schur.transpose()));
-    return schur_factor_.info() == Eigen::Success;
-  }
-
   // Solves (N + C + A^T A) dx - A^T dz = A^T (lambda \ target) - residual (A^T A = W^2),
   // A dx = equality_residual, then dy = A^T (lambda \ target - A dx) from the scaled
   // complementarity row, so that the step is consistent with the scaled-space update of the
@@ -338,12 +338,10 @@ class Solver {
     // Never looser than the forcing term relative to the right-hand side itself (a zero
     // direction would otherwise pass).
     tolerance = std::min(tolerance, options_.max_forcing * rhs.norm());
-    if (!system_->solve(rhs, tolerance, dx, iterations, warm_start)) return false;
-    krylov += iterations;
-    if (equality_rows_ > 0) {
-      dz = schur_factor_.solve(equality_residual - problem_.equality * dx);
-      dx += solved_columns_ * dz;
+    if (!system_->solve(rhs, equality_residual, tolerance, warm_start, dx, dz, iterations)) {
+      return false;
     }
+    krylov += iterations;
     dy.resize(n);
     for (int k = 0; k < cones_; ++k) {
       const int dim = dims_[k];
@@ -381,6 +379,18 @@ class Solver {
                   "semi-definite)");
   }
 
+  InteriorPointStats dependent_equalities(const std::vector<int>& rows) {
+    std::ostringstream message;
+    message << rows.size() << " of the " << equality_rows_
+            << " equality rows are linearly dependent on the others (rows";
+    const std::size_t shown = std::min<std::size_t>(rows.size(), kRowsNamed);
+    for (std::size_t k = 0; k < shown; ++k) message << " " << rows[k];
+    if (shown < rows.size()) message << " ...";
+    message << "): the multipliers z of A x = b are not unique (in a static problem: a "
+               "mechanism, a body whose contacts cannot resist one of its motions)";
+    return finish(InteriorPointStatus::dependent_equalities, message.str());
+  }
+
   InteriorPointStats finish(InteriorPointStatus status, const std::string& message) {
     // A step cut short by a breakdown still reports its Krylov iterations.
     if (static_cast<int>(stats_.krylov_iterations_per_step.size()) < stats_.newton_steps) {
@@ -398,7 +408,7 @@ class Solver {
   std::vector<int> offsets_;
   int cones_;
   int equality_rows_;
-  std::unique_ptr<detail::NewtonSystem> system_;
+  std::unique_ptr<detail::KktSystem> system_;
   // Per cone: A with A x = A^-T y = lambda (A^T A = W^2 of Nesterov-Todd).
   struct ConeScaling {
     Mat3 a;
@@ -408,8 +418,6 @@ class Solver {
   std::vector<ConeScaling> scalings_;
   std::vector<Mat3> scaling_squared_;
   std::vector<Mat3> inverse_scaling_squared_;  // W^-2 = A^-1 A^-T
-  MatX solved_columns_;
-  Eigen::LDLT<MatX> schur_factor_;
   InteriorPointStats stats_;
   int step_krylov_ = 0;  // Krylov iterations of the current Newton step
   double best_progress_ = std::numeric_limits<double>::infinity();

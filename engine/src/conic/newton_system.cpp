@@ -5,6 +5,8 @@
 #include <array>
 #include <cmath>
 
+#include "kkt_system.hpp"
+
 namespace moreau::conic::detail {
 namespace {
 
@@ -224,6 +226,15 @@ std::unique_ptr<NewtonSystem> make_newton_system(const ConicQp& problem,
   }
   if (options.backend == LinearBackend::cholmod) return make_cholmod_system(problem);
   return make_conjugate_gradient_system(problem, options);
+}
+
+std::unique_ptr<KktSystem> make_kkt_system(const ConicQp& problem,
+                                           const InteriorPointOptions& options) {
+  if (problem.equality.rows() > 0 && options.backend == LinearBackend::cholmod &&
+      !options.dense_schur_complement) {
+    return make_quasi_definite_system(problem);
+  }
+  return make_schur_complement_system(problem, options);
 }
 
 }  // namespace moreau::conic::detail

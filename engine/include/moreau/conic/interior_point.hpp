@@ -30,8 +30,17 @@
 // - A CG that stops at max_krylov_iterations short of its forcing term gives an inexact
 //   direction; after kUnproductiveStepsAllowed such steps without progress the method stops
 //   with krylov_limit instead of wandering.
-// Equality constraints are eliminated by a dense Schur complement A H^-1 A^T (meant for few
-// rows); without them the method is the paper's.
+// Equality constraints (without them the method is the paper's): the Newton system becomes
+// the KKT system [H A^T; A 0] (dx, -dz) = (rhs, A-residual), H = N + C + W^2. The direct
+// back-end factors it as one sparse quasi-definite matrix [H + D_p, A^T; A, -D_d] with a
+// primal-dual regularization D_p, D_d of 1e-8 relative to the diagonals and iterative
+// refinement on the unregularized system (CHOLMOD LDL^T; Vanderbei 1995, Friedlander & Orban
+// 2012; quasi_definite_system.cpp says why and how large): its cost grows with the nonzeros,
+// and it stays defined where the rows are nearly dependent in A H^-1 A^T. The matrix-free
+// back-end eliminates the rows by the dense Schur complement A H^-1 A^T (one CG solve per row
+// and a dense LDL^T, cubic in the rows: meant for few). Rows that are linearly dependent in
+// A itself leave z non-unique (a mechanism in a static problem): the method refuses them with
+// the status dependent_equalities, naming the rows.
 //
 // Two linear-algebra back-ends behind one interface: matrix-free preconditioned CG (the
 // paper's IPM-MF) and a direct CHOLMOD factorization. Each works in one of two spaces:
@@ -73,6 +82,11 @@ struct InteriorPointOptions {
   bool body_space = true;
   // CG back-end: start the corrector's CG from the predictor's solution.
   bool warm_start_corrector = true;
+  // Direct back-end with equality constraints: eliminate them by the dense Schur complement
+  // A H^-1 A^T (one CHOLMOD solve per row, a dense LDL^T) instead of the sparse
+  // quasi-definite KKT factorization. For comparison only: cubic in the rows, and it loses
+  // definiteness where the rows are nearly dependent in A H^-1 A^T.
+  bool dense_schur_complement = false;
   // Throws InputError naming the field.
   void validate() const;
 };
@@ -80,12 +94,14 @@ struct InteriorPointOptions {
 enum class InteriorPointStatus {
   converged,
   iteration_limit,
-  diverged,         // a non-finite iterate, or steps that shrink to nothing (no solution)
+  diverged,               // a non-finite iterate, or steps that shrink to nothing (no solution)
   not_positive_definite,  // N + C + W^2 not positive definite: N is not semi-definite
-  numerical_limit,  // rounding made N + C + W^2 singular close to the solution (x, y: last
-                    // iterate); the tolerance asked for more than double precision gives
-  krylov_limit,     // CG back-end: the linear solves stopped at max_krylov_iterations short
-                    // of their forcing term and the residuals stopped decreasing
+  numerical_limit,        // rounding made N + C + W^2 singular close to the solution (x, y: last
+                          // iterate); the tolerance asked for more than double precision gives
+  krylov_limit,           // CG back-end: the linear solves stopped at max_krylov_iterations short
+                          // of their forcing term and the residuals stopped decreasing
+  dependent_equalities,   // rows of A are linearly dependent (the message names them): the
+                          // multipliers z are not unique (a mechanism in a static problem)
 };
 std::string to_string(InteriorPointStatus status);
 
@@ -95,13 +111,13 @@ struct InteriorPointStats {
   int newton_steps = 0;
   std::vector<int> krylov_iterations_per_step;  // predictor + corrector (+ Schur) per step
   int krylov_iterations = 0;                    // total
-  double primal_residual = 0.0;  // || (N + C) x + r - A^T z - y || / ||r||
-  double equality_residual = 0.0;  // || A x - b || / max(||b||, ||r||) (0 without A)
-  double gap = 0.0;               // x^T y / (||x|| ||r||)
+  double primal_residual = 0.0;                 // || (N + C) x + r - A^T z - y || / ||r||
+  double equality_residual = 0.0;               // || A x - b || / max(||b||, ||r||) (0 without A)
+  double gap = 0.0;                             // x^T y / (||x|| ||r||)
   // || (x_k o y_k)_k || / (||x|| ||r||): unlike the gap (the trace of x o y) it is of first
   // order in the angle between x_k and the reflection of y_k at a boundary-boundary pair.
   double complementarity = 0.0;
-  double mu = 0.0;                // x^T y / m
+  double mu = 0.0;  // x^T y / m
 };
 
 // The iterate handed to a caller's stop test after each Newton step.
