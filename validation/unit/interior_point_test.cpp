@@ -3,27 +3,28 @@
 // conic QP core against CVXOPT (an independent conic solver, run as /usr/bin/python3 on
 // validation/unit/cvxopt_coneqp.py), the ContactSolver against CVXOPT and APGD, the two
 // linear-algebra back-ends against each other, and bad input.
+#include "moreau/conic/interior_point.hpp"
+
 #include <Eigen/Eigenvalues>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <ostream>
 #include <memory>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "moreau/conic/conic_qp.hpp"
-#include "moreau/conic/interior_point.hpp"
 #include "moreau/conic/jordan_algebra.hpp"
 #include "moreau/core/error.hpp"
 #include "moreau/model/shape.hpp"
 #include "moreau/registry/solver_registry.hpp"
 #include "moreau/solver/apgd.hpp"
-#include "moreau/solver/interior_point_solver.hpp"
 #include "moreau/solver/cone.hpp"
+#include "moreau/solver/interior_point_solver.hpp"
 #include "moreau/solver/merit.hpp"
 #include "test_support.hpp"
 
@@ -102,8 +103,8 @@ void check_against_reference(const MatX& q, const VecX& r, const std::vector<int
   const double l = eigen.eigenvalues().maxCoeff();
   const double ours = natural_residual(q, r, dims, scale, x);
   const double theirs = natural_residual(q, r, dims, scale, reference);
-  BOOST_TEST_MESSAGE("natural residual: ours " << ours << ", reference " << theirs
-                                               << ", distance " << (x - reference).norm());
+  BOOST_TEST_MESSAGE("natural residual: ours " << ours << ", reference " << theirs << ", distance "
+                                               << (x - reference).norm());
   BOOST_TEST(ours <= kNaturalResidual * r.norm());
   BOOST_TEST((x - reference).norm() <= (1.0 + l) / m * (ours + theirs) + 1e-14);
   // Where both are that accurate they agree directly.
@@ -132,11 +133,12 @@ BOOST_AUTO_TEST_CASE(jordan_algebra_identities) {
       BOOST_TEST(distance(jordan_product(jordan_product(x2, v, dim), x, dim),
                           jordan_product(x2, jordan_product(v, x, dim), dim)) < 1e-10);
       const Mat3 lx = arrow_matrix(x, dim);
-      BOOST_TEST((quadratic_representation(x, dim) - (2.0 * lx * lx - arrow_matrix(x2, dim)))
-                     .norm() < 1e-10);
+      BOOST_TEST(
+          (quadratic_representation(x, dim) - (2.0 * lx * lx - arrow_matrix(x2, dim))).norm() <
+          1e-10);
       BOOST_TEST(distance(jordan_product(x, jordan_divide(x, v, dim), dim), v) < 1e-10);
-      BOOST_TEST(std::abs(determinant(x, dim) -
-                          spectral_values(x, dim).prod()) < kRounding * x.squaredNorm());
+      BOOST_TEST(std::abs(determinant(x, dim) - spectral_values(x, dim).prod()) <
+                 kRounding * x.squaredNorm());
 
       // Nesterov-Todd scaling: W x = W^-1 y = lambda, W symmetric positive definite, and
       // lambda o lambda has the same trace (x^T y) as x o y.
@@ -236,8 +238,8 @@ VecX solve_with_cvxopt(const MatX& q, const VecX& r, const std::vector<int>& dim
     for (Eigen::Index i = 0; i < b.size(); ++i) file << b[i] << ' ';
     file << '\n';
   }
-  const std::string command = "/usr/bin/python3 " + cvxopt_script().string() + " " +
-                              input.string() + " " + output.string();
+  const std::string command =
+      "/usr/bin/python3 " + cvxopt_script().string() + " " + input.string() + " " + output.string();
   const int code = std::system(command.c_str());
   if (WIFEXITED(code) && WEXITSTATUS(code) == 3) return {};
   BOOST_REQUIRE_MESSAGE(code == 0, "the CVXOPT reference script failed: " + command);
@@ -288,8 +290,8 @@ BOOST_AUTO_TEST_CASE(conic_qp_matches_cvxopt) {
         options.backend = backend;
         VecX x, y, z;
         const InteriorPointStats stats = solve_conic_qp(qp.problem, options, x, y, z);
-        BOOST_TEST_CONTEXT("backend " << to_string(backend) << ", seed " << seed
-                                      << ", equalities " << equality_rows) {
+        BOOST_TEST_CONTEXT("backend " << to_string(backend) << ", seed " << seed << ", equalities "
+                                      << equality_rows) {
           BOOST_TEST(stats.status == InteriorPointStatus::converged,
                      stats.message << " (primal " << stats.primal_residual << ", equality "
                                    << stats.equality_residual << ", complementarity "
@@ -322,6 +324,180 @@ BOOST_AUTO_TEST_CASE(conic_qp_matches_cvxopt) {
                      stats.newton_steps);
         }
       }
+    }
+  }
+}
+
+// A static problem of the form of the Krabbenhoft/NURBS chapter's eq. 4.16 (N = 0, a contact
+// compliance C, 2D friction cones, equality rows A x = b) whose last row is a combination of
+// the first two up to `deviation` (relative, per entry): a particle whose equilibrium rows are
+// nearly dependent. Its solution is manufactured: complementary pairs x*, y* per cone (a third
+// of the contacts sticking, x* interior and y* = 0; a third open, x* = 0; a third sliding, both
+// on the boundary), multipliers z*, and r = y* - C x* + A^T z*, b = A x*, so that x* is the
+// exact (unique: C > 0) solution.
+struct StaticQp {
+  std::unique_ptr<SparseQuadraticOperator> hessian;
+  ConicQp problem;
+  MatX q;            // N + C, dense (CVXOPT)
+  VecX solution;     // x*
+  VecX multipliers;  // z*
+};
+
+StaticQp static_qp(unsigned seed, double deviation, double compliance) {
+  std::mt19937 generator(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  constexpr int kCones = 12, kRows = 8;
+  const int n = 2 * kCones;
+  StaticQp qp;
+  qp.problem.cone_dimensions.assign(kCones, 2);
+  qp.hessian = std::make_unique<SparseQuadraticOperator>(SparseMatrix(n, n));
+  qp.problem.hessian = qp.hessian.get();
+  qp.problem.compliance = VecX::Constant(n, compliance);
+  qp.q = MatX(qp.problem.compliance.asDiagonal());
+  MatX a = MatX::NullaryExpr(kRows, n, [&] { return normal(generator); });
+  for (int j = 0; j < n; ++j)
+    a(kRows - 1, j) = a(0, j) - 0.5 * a(1, j) + deviation * normal(generator);
+  VecX x = VecX::Zero(n), y = VecX::Zero(n);
+  for (int k = 0; k < kCones; ++k) {
+    const double size = 0.5 + std::abs(normal(generator));
+    const double direction = normal(generator) > 0.0 ? 1.0 : -1.0;
+    if (k % 3 == 0) {  // sticking: x* interior, y* = 0
+      x.segment<2>(2 * k) << size,
+          0.5 * size * normal(generator) / (1.0 + std::abs(normal(generator)));
+    } else if (k % 3 == 1) {  // open: x* = 0, y* interior
+      y.segment<2>(2 * k) << size, 0.3 * size * direction;
+    } else {  // sliding: x* = s (1, u), y* = t (1, -u)
+      x.segment<2>(2 * k) << size, size * direction;
+      y.segment<2>(2 * k) << 0.7 * size, -0.7 * size * direction;
+    }
+  }
+  qp.solution = x;
+  qp.multipliers = VecX::NullaryExpr(kRows, [&] { return normal(generator); });
+  qp.problem.linear = y - qp.problem.compliance.cwiseProduct(x) + a.transpose() * qp.multipliers;
+  qp.problem.equality = SparseMatrix(a.sparseView());
+  qp.problem.equality_rhs = a * x;
+  return qp;
+}
+
+// Nearly dependent rows (1e-5): the dense Schur complement A H^-1 A^T of the direct back-end
+// (kept as dense_schur_complement) loses definiteness on these near the solution
+// (not_positive_definite or numerical_limit); the quasi-definite KKT system solves them to the
+// manufactured solution x* (1e-8; the tolerance 1e-12 because a sliding contact's x converges
+// like the square root of the complementarity). The multipliers z are determined only to
+// (residual) / sigma_min(A)^2 along the near-dependence: A^T z (the gaps) is compared.
+// CVXOPT is the independent solver: with rows
+// dependent to 1e-5 its stopping residuals (1e-9, cvxopt_coneqp.py) move its x by up to
+// ~1e-9 / 1e-5 along the near-dependence, so ours must agree with it to 1e-8 or to CVXOPT's
+// own distance from x* where that is larger.
+BOOST_AUTO_TEST_CASE(nearly_dependent_equality_rows_match_cvxopt) {
+  int dense_failures = 0;
+  for (const unsigned seed : {1u, 2u, 3u, 4u, 5u, 6u}) {
+    StaticQp qp = static_qp(seed, 1e-5, 0.05);
+    InteriorPointOptions options;
+    options.backend = LinearBackend::cholmod;
+    options.tolerance = 1e-12;
+    VecX x, y, z;
+    const InteriorPointStats stats = solve_conic_qp(qp.problem, options, x, y, z);
+    options.dense_schur_complement = true;
+    VecX xd, yd, zd;
+    const InteriorPointStats dense = solve_conic_qp(qp.problem, options, xd, yd, zd);
+    if (dense.status != InteriorPointStatus::converged) ++dense_failures;
+    BOOST_TEST_CONTEXT("seed " << seed) {
+      BOOST_TEST_MESSAGE("seed " << seed << ": sparse KKT " << to_string(stats.status) << " in "
+                                 << stats.newton_steps << " Newton steps, dense Schur "
+                                 << to_string(dense.status) << " " << dense.message);
+      BOOST_TEST(stats.status == InteriorPointStatus::converged, stats.message);
+      const double exact = qp.solution.norm();
+      BOOST_TEST((x - qp.solution).norm() <= 1e-8 * exact);
+      const MatX a = MatX(qp.problem.equality);
+      BOOST_TEST((a.transpose() * (z - qp.multipliers)).norm() <=
+                 1e-8 * (a.transpose() * qp.multipliers).norm());
+      const VecX reference = solve_with_cvxopt(
+          qp.q, qp.problem.linear, qp.problem.cone_dimensions, VecX::Ones(x.size()),
+          MatX(qp.problem.equality), qp.problem.equality_rhs, "near" + std::to_string(seed));
+      if (reference.size() == 0) {
+        BOOST_TEST_MESSAGE(kCvxoptMissing);
+        return;
+      }
+      const double cvxopt_error = (reference - qp.solution).norm();
+      BOOST_TEST((x - reference).norm() <= std::max(1e-8 * exact, 2.0 * cvxopt_error),
+                 "|x - x_cvxopt| = " << (x - reference).norm() << ", |x_cvxopt - x*| = "
+                                     << cvxopt_error << ", |x*| = " << exact);
+    }
+  }
+  BOOST_TEST_MESSAGE("dense Schur complement: " << dense_failures << " of 6 not converged");
+}
+
+// On well-conditioned rows the sparse KKT factorization and the dense Schur complement are two
+// eliminations of the same Newton system: the same solution (forces and multipliers) to the
+// tolerance.
+BOOST_AUTO_TEST_CASE(sparse_kkt_matches_dense_schur_complement) {
+  for (const unsigned seed : {1u, 3u, 4u}) {
+    for (const double compliance : {0.05, 1.0}) {
+      StaticQp qp = static_qp(seed, 1.0, compliance);
+      InteriorPointOptions options;
+      options.backend = LinearBackend::cholmod;
+      options.tolerance = 1e-10;
+      VecX x, y, z, xd, yd, zd;
+      const InteriorPointStats sparse = solve_conic_qp(qp.problem, options, x, y, z);
+      options.dense_schur_complement = true;
+      const InteriorPointStats dense = solve_conic_qp(qp.problem, options, xd, yd, zd);
+      BOOST_TEST_CONTEXT("seed " << seed << ", compliance " << compliance) {
+        BOOST_TEST(sparse.status == InteriorPointStatus::converged, sparse.message);
+        BOOST_TEST(dense.status == InteriorPointStatus::converged, dense.message);
+        BOOST_TEST((x - xd).norm() <= 1e-8 * x.norm());
+        BOOST_TEST((z - zd).norm() <= 1e-8 * z.norm());
+        BOOST_TEST(std::abs(sparse.newton_steps - dense.newton_steps) <= 2);
+      }
+    }
+  }
+}
+
+// Rows of A that are exactly dependent (a row that is a combination of two others, a zero row
+// with a load): the multipliers are not unique, and both back-ends say so, naming the row,
+// instead of returning one of them.
+BOOST_AUTO_TEST_CASE(dependent_equality_rows_give_their_status) {
+  for (const LinearBackend backend : {LinearBackend::conjugate_gradient, LinearBackend::cholmod}) {
+    BOOST_TEST_CONTEXT("backend " << to_string(backend)) {
+      StaticQp combination = static_qp(5, 0.0, 0.05);
+      StaticQp zero_row = static_qp(5, 1.0, 0.05);
+      SparseMatrix& a = zero_row.problem.equality;
+      a = SparseMatrix(MatX(MatX(a).topRows(a.rows() - 1)).sparseView());
+      a.conservativeResize(a.rows() + 1, a.cols());
+      zero_row.problem.equality_rhs[a.rows() - 1] = 1.0;
+      for (StaticQp* qp : {&combination, &zero_row}) {
+        InteriorPointOptions options;
+        options.backend = backend;
+        VecX x, y, z;
+        const InteriorPointStats stats = solve_conic_qp(qp->problem, options, x, y, z);
+        BOOST_TEST(stats.status == InteriorPointStatus::dependent_equalities);
+        BOOST_TEST(stats.message.find("1 of the 8 equality rows") != std::string::npos,
+                   stats.message);
+        BOOST_TEST(stats.newton_steps == 0);
+      }
+    }
+  }
+}
+
+// No solution (N = 0, a ray x = t (1, 1) of R+^2 with A x = 0 and r^T x -> -infinity: the
+// static problem of a rigid assembly that cannot move as the load asks): the iterates grow
+// without bound, reported as diverged with that reason by both back-ends.
+BOOST_AUTO_TEST_CASE(unbounded_problem_with_equality_rows_diverges) {
+  for (const LinearBackend backend : {LinearBackend::conjugate_gradient, LinearBackend::cholmod}) {
+    SparseQuadraticOperator zero(SparseMatrix(3, 3));
+    ConicQp qp;
+    qp.hessian = &zero;
+    qp.cone_dimensions = {1, 1, 1};
+    qp.linear = Eigen::Vector3d(-1.0, 0.0, 1.0);
+    qp.equality = SparseMatrix(Eigen::RowVector3d(1.0, -1.0, 0.0).sparseView());
+    qp.equality_rhs = VecX::Zero(1);
+    InteriorPointOptions options;
+    options.backend = backend;
+    VecX x, y, z;
+    const InteriorPointStats stats = solve_conic_qp(qp, options, x, y, z);
+    BOOST_TEST_CONTEXT("backend " << to_string(backend)) {
+      BOOST_TEST(stats.status == InteriorPointStatus::diverged, stats.message);
+      BOOST_TEST(!stats.message.empty());
     }
   }
 }
@@ -403,7 +579,8 @@ BOOST_AUTO_TEST_CASE(contact_ccp_matches_cvxopt) {
         VecX scale = VecX::Ones(n);
         std::vector<int> dims(test.problem.contact_count(), rows);
         if (rows > 1) {
-          for (int i = 0; i < test.problem.contact_count(); ++i) scale[i * rows] = test.problem.mu[i];
+          for (int i = 0; i < test.problem.contact_count(); ++i)
+            scale[i * rows] = test.problem.mu[i];
         }
         const VecX reference = solve_with_cvxopt(test.w, test.problem.q, dims, scale, MatX(0, n),
                                                  VecX(0), "ccp" + std::to_string(rows) + solver);
@@ -453,7 +630,8 @@ BOOST_AUTO_TEST_CASE(agrees_with_apgd) {
     const SolverStats apgd = Apgd(apgd_options).solve(test.problem, r_apgd);
     for (const std::string solver : {"ipm", "ipm-direct"}) {
       VecX r_ipm;
-      const SolverStats ipm = make_solver(solver, tight(c.ipm_tolerance))->solve(test.problem, r_ipm);
+      const SolverStats ipm =
+          make_solver(solver, tight(c.ipm_tolerance))->solve(test.problem, r_ipm);
       BOOST_TEST_CONTEXT(solver << ", rows " << c.rows << ", coulomb "
                                 << (c.model == FrictionModel::coulomb)) {
         BOOST_TEST(ipm.converged, ipm.stop_reason);

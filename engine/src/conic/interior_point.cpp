@@ -77,6 +77,8 @@ constexpr double kProgressFactor = 0.9;
 constexpr double kNumericalLimitResidual = 1e-6;
 // Below this many cones a block loop costs less than an OpenMP fork/join.
 constexpr int kParallelCones = 2048;
+// Growth of |x| beyond which the iterates are taken to diverge (see unbounded()).
+constexpr double kUnboundedGrowth = 1e8;
 // Dependent equality rows named in the status message.
 constexpr std::size_t kRowsNamed = 10;
 
@@ -119,6 +121,8 @@ class Solver {
             equality_residual.norm() / std::max({b_norm, (problem_.equality * x).norm(), kTiny});
       }
       const double xy = x.dot(y);
+      x_norm_ = x.norm();
+      if (stats_.newton_steps == 0) initial_x_norm_ = x_norm_;
       stats_.mu = xy / std::max(cones_, 1);
       stats_.primal_residual = residual.norm() / r_norm;
       stats_.gap = xy / std::max(x.norm() * r_norm, kTiny);
@@ -151,6 +155,7 @@ class Solver {
       }
 
       if (stats_.newton_steps >= options_.max_newton_steps) {
+        if (unbounded()) return diverged_without_bound();
         return finish(
             InteriorPointStatus::iteration_limit,
             "max_newton_steps = " + std::to_string(options_.max_newton_steps) + " reached");
@@ -361,7 +366,21 @@ class Solver {
            kNumericalLimitResidual;
   }
 
+  // Iterates that grew by kUnboundedGrowth: a problem without solution (the primal objective
+  // unbounded below along a ray of C with A d = 0, i.e. the dual infeasible: in a static
+  // problem, no displacement of the bodies keeps every contact admissible), whose Newton
+  // matrix degenerates as x grows; it then ends with a failed factorization or the step
+  // limit, reported as what it is.
+  bool unbounded() const { return x_norm_ > kUnboundedGrowth * initial_x_norm_; }
+
+  InteriorPointStats diverged_without_bound() {
+    return finish(InteriorPointStatus::diverged,
+                  "the iterates grew without bound (|x| over 1e8 times its start): no solution, the objective is unbounded below (the "
+                      "dual is infeasible; in a static problem: no admissible displacement)");
+  }
+
   InteriorPointStats not_positive_definite() {
+    if (unbounded()) return diverged_without_bound();
     if (near_solution()) {
       return finish(InteriorPointStatus::numerical_limit,
                     "the Newton matrix N + C + W^2 became numerically singular (W^2 ~ 1/mu) "
@@ -419,7 +438,9 @@ class Solver {
   std::vector<Mat3> scaling_squared_;
   std::vector<Mat3> inverse_scaling_squared_;  // W^-2 = A^-1 A^-T
   InteriorPointStats stats_;
-  int step_krylov_ = 0;  // Krylov iterations of the current Newton step
+  int step_krylov_ = 0;
+  double x_norm_ = 0.0;          // |x| of the current iterate
+  double initial_x_norm_ = 0.0;  // and of the starting point  // Krylov iterations of the current Newton step
   double best_progress_ = std::numeric_limits<double>::infinity();
   int unproductive_ = 0;
   bool last_step_inexact_ = false;
