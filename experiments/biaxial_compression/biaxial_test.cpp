@@ -82,8 +82,8 @@ TestRun run_biaxial_test(const Sample& sample, const TestOptions& options) {
   double width = world.bodies[right].position.x() - world.bodies[sample.box.left].position.x();
   double height = world.bodies[top].position.y() - world.bodies[sample.box.bottom].position.y();
   const double increment = options.final_axial_strain * height / options.load_steps;
-  // The rigid run reaches its reference state with k_N = 1e8 (README.md: the rigid static step
-  // from the consolidated sample stalls the core); its load steps are rigid.
+  // The rigid run reaches its reference state with k_N = 1e8, the stiffness of the
+  // consolidation (README.md, "Deviations"); its load steps are rigid.
   const bool rigid = std::isinf(options.k_normal);
   TestOptions reference_options = options;
   if (rigid) reference_options.k_normal = kRigidReferenceStiffness;

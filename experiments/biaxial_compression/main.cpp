@@ -26,8 +26,8 @@ constexpr double kConfiningStress = 125.0;  // Sec. 4.4.1, "125 units" (N/m^2 he
 constexpr double kFriction = 0.5;           // Sec. 4.4.1 uses 0.3 and 0.5 (README.md)
 // A trace of wall friction instead of the chapter's frictionless walls: a frictionless wall
 // contact gives a particle one force column, and a polygon held by two wall contacts alone has
-// a rank-deficient equilibrium (eq. 4.16), which the core's dense Schur complement refuses
-// (README.md, "Deviations"). It bends sigma_1 by at most 1%.
+// a rank-deficient equilibrium (eq. 4.16): a mechanism, which the conic core refuses with the
+// status dependent_equalities (README.md, "Deviations"). It bends sigma_1 by at most 1%.
 constexpr double kWallFriction = 0.01;
 
 struct Scale {
