@@ -375,8 +375,9 @@ class Solver {
 
   InteriorPointStats diverged_without_bound() {
     return finish(InteriorPointStatus::diverged,
-                  "the iterates grew without bound (|x| over 1e8 times its start): no solution, the objective is unbounded below (the "
-                      "dual is infeasible; in a static problem: no admissible displacement)");
+                  "the iterates grew without bound (|x| over 1e8 times its start): no solution, "
+                  "the objective is unbounded below (the dual is infeasible; in a static "
+                  "problem: no admissible displacement)");
   }
 
   InteriorPointStats not_positive_definite() {
@@ -438,9 +439,9 @@ class Solver {
   std::vector<Mat3> scaling_squared_;
   std::vector<Mat3> inverse_scaling_squared_;  // W^-2 = A^-1 A^-T
   InteriorPointStats stats_;
-  int step_krylov_ = 0;
+  int step_krylov_ = 0;          // Krylov iterations of the current Newton step
   double x_norm_ = 0.0;          // |x| of the current iterate
-  double initial_x_norm_ = 0.0;  // and of the starting point  // Krylov iterations of the current Newton step
+  double initial_x_norm_ = 0.0;  // and of the starting point
   double best_progress_ = std::numeric_limits<double>::infinity();
   int unproductive_ = 0;
   bool last_step_inexact_ = false;
