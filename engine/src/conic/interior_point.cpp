@@ -122,7 +122,11 @@ class Solver {
       }
       const double xy = x.dot(y);
       x_norm_ = x.norm();
-      if (stats_.newton_steps == 0) initial_x_norm_ = x_norm_;
+      if (stats_.newton_steps == 0) {
+        initial_x_norm_ = x_norm_;
+        initial_y_norm_ = y.norm();
+      }
+      if (equality_rows_ > 0) multiplier_norm_ = (problem_.equality.transpose() * z).norm();
       stats_.mu = xy / std::max(cones_, 1);
       stats_.primal_residual = residual.norm() / r_norm;
       stats_.gap = xy / std::max(x.norm() * r_norm, kTiny);
@@ -156,6 +160,7 @@ class Solver {
 
       if (stats_.newton_steps >= options_.max_newton_steps) {
         if (unbounded()) return diverged_without_bound();
+        if (infeasible()) return infeasible_equalities();
         return finish(
             InteriorPointStatus::iteration_limit,
             "max_newton_steps = " + std::to_string(options_.max_newton_steps) + " reached");
@@ -380,8 +385,25 @@ class Solver {
                   "problem: no admissible displacement)");
   }
 
+  // Multipliers whose image A^T z grew by kUnboundedGrowth over the start's y while the
+  // equality residual stays: A x = b has no solution in the cones (primal infeasible; in a
+  // static problem, loads that the contacts cannot equilibrate), z follows the Farkas ray.
+  bool infeasible() const {
+    return equality_rows_ > 0 && multiplier_norm_ > kUnboundedGrowth * initial_y_norm_ &&
+           stats_.equality_residual > options_.tolerance;
+  }
+
+  InteriorPointStats infeasible_equalities() {
+    return finish(InteriorPointStatus::diverged,
+                  "the multipliers z grew without bound (|A^T z| over 1e8 times the start's y) "
+                  "while A x = b stayed unmet: no solution, the equality constraints cannot be "
+                  "met in the cones (primal infeasible; in a static problem: loads the contacts "
+                  "cannot equilibrate)");
+  }
+
   InteriorPointStats not_positive_definite() {
     if (unbounded()) return diverged_without_bound();
+    if (infeasible()) return infeasible_equalities();
     if (near_solution()) {
       return finish(InteriorPointStatus::numerical_limit,
                     "the Newton matrix N + C + W^2 became numerically singular (W^2 ~ 1/mu) "
@@ -439,9 +461,11 @@ class Solver {
   std::vector<Mat3> scaling_squared_;
   std::vector<Mat3> inverse_scaling_squared_;  // W^-2 = A^-1 A^-T
   InteriorPointStats stats_;
-  int step_krylov_ = 0;          // Krylov iterations of the current Newton step
-  double x_norm_ = 0.0;          // |x| of the current iterate
-  double initial_x_norm_ = 0.0;  // and of the starting point
+  int step_krylov_ = 0;           // Krylov iterations of the current Newton step
+  double x_norm_ = 0.0;           // |x| of the current iterate
+  double initial_x_norm_ = 0.0;   // and of the starting point
+  double initial_y_norm_ = 0.0;   // |y| of the starting point
+  double multiplier_norm_ = 0.0;  // |A^T z| of the current iterate
   double best_progress_ = std::numeric_limits<double>::infinity();
   int unproductive_ = 0;
   bool last_step_inexact_ = false;
