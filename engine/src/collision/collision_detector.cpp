@@ -1,5 +1,7 @@
 #include "moreau/collision/collision_detector.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -12,9 +14,9 @@
 namespace moreau {
 namespace {
 
-// Pairs per narrow-phase chunk. Chunks are fixed by the pair list alone, so concatenating
-// their buffers in chunk order gives the same contact list for any thread count.
-constexpr int kPairsPerChunk = 512;
+// Below this many candidate pairs the narrow phase runs on one thread: the fork-join cost of
+// an OpenMP region exceeds the work.
+constexpr long kParallelPairs = 2048;
 
 // Pairs are sorted by their first body, so the second one is a random access into the body
 // array; fetching its pose a few pairs ahead overlaps those cache misses.
@@ -58,33 +60,40 @@ std::vector<Contact> detect_contacts(const World& world, const CollisionOptions&
 
   const auto narrow_start = std::chrono::steady_clock::now();
   const long pair_count = static_cast<long>(pairs.size());
-  const int chunks = static_cast<int>((pair_count + kPairsPerChunk - 1) / kPairsPerChunk);
-  std::vector<std::vector<Contact>> found(chunks);
-  // An exception may not leave a parallel region: each chunk keeps its first one and the
-  // earliest chunk's is rethrown, which is the one a serial loop would have thrown.
-  std::vector<std::exception_ptr> failure(chunks);
-#pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
-  for (int k = 0; k < chunks; ++k) {
-    const long end = std::min(pair_count, static_cast<long>(k + 1) * kPairsPerChunk);
+  // Each thread takes one contiguous range of the pair list and appends its contacts to its
+  // own buffer; the buffers in thread order are the contact list in pair order, for any
+  // thread count. The first buffer becomes the result (reserved for one contact per pair:
+  // untouched capacity costs no memory traffic), so that one thread copies nothing and
+  // touches the fresh pages of the output once.
+  const int threads = pair_count > kParallelPairs ? omp_get_max_threads() : 1;
+  std::vector<std::vector<Contact>> found(threads);
+  found[0].reserve(static_cast<std::size_t>(pair_count));
+  // An exception may not leave a parallel region: each thread keeps its first one and the
+  // earliest range's is rethrown, which is the one a serial loop would have thrown.
+  std::vector<std::exception_ptr> failure(threads);
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    const int count = omp_get_num_threads();
+    const long first = pair_count * t / count;
+    const long last = pair_count * (t + 1) / count;
+    std::vector<Contact>& out = found[t];
+    if (t > 0) out.reserve(static_cast<std::size_t>(last - first));
     try {
-      for (long p = static_cast<long>(k) * kPairsPerChunk; p < end; ++p) {
-        if (p + kPrefetchDistance < pair_count)
+      for (long p = first; p < last; ++p) {
+        if (p + kPrefetchDistance < last)
           prefetch_body(world, pairs[p + kPrefetchDistance].second);
-        narrow_phase(world, pairs[p].first, pairs[p].second, options.margin, found[k]);
+        narrow_phase(world, pairs[p].first, pairs[p].second, options.margin, out);
       }
     } catch (...) {
-      failure[k] = std::current_exception();
+      failure[t] = std::current_exception();
     }
   }
   for (const std::exception_ptr& e : failure)
     if (e) std::rethrow_exception(e);
 
-  std::vector<std::size_t> offset(chunks + 1, 0);
-  for (int k = 0; k < chunks; ++k) offset[k + 1] = offset[k] + found[k].size();
-  std::vector<Contact> contacts(offset[chunks]);
-#pragma omp parallel for schedule(static) if (chunks > 1)
-  for (int k = 0; k < chunks; ++k)
-    std::copy(found[k].begin(), found[k].end(), contacts.begin() + offset[k]);
+  std::vector<Contact> contacts = std::move(found[0]);
+  for (int t = 1; t < threads; ++t) contacts.insert(contacts.end(), found[t].begin(), found[t].end());
 
   if (stats) {
     stats->candidate_pairs = pair_count;
