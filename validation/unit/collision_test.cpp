@@ -559,6 +559,32 @@ BOOST_AUTO_TEST_CASE(contacts_do_not_depend_on_the_thread_count) {
   BOOST_TEST(identical);
 }
 
+BOOST_AUTO_TEST_CASE(detect_contacts_equals_the_narrow_phase_of_every_pair_bit_for_bit) {
+  // detect_contacts evaluates sphere pairs from its own table of shape centres; the contacts
+  // must be those of narrow_phase on the broad phase's pairs, in the same order, to the bit,
+  // with offset shape centres, turned bodies, half-spaces and boxes among the spheres.
+  World world = random_spheres(Dimension::three, 3000, 8642, 18.0, Vec3::Zero());
+  for (int i = 0; i < 36; ++i)  // 2 m apart: no box-box pair, which has no contact model
+    add(world, Box{Vec3(0.4, 0.3, 0.5)}, Vec3(1.0 + 2.0 * (i % 9), 9.0, 1.0 + 2.0 * (i / 9)),
+        about_z(0.1 * i));
+  CollisionOptions options;
+  options.margin = 0.02;
+  std::vector<Contact> expected;
+  for (const auto& [a, b] : broad_phase_pairs(world, options))
+    narrow_phase(world, a, b, options.margin, expected);
+  const std::vector<Contact> contacts = detect_contacts(world, options);
+  BOOST_TEST_REQUIRE(contacts.size() == expected.size());
+  BOOST_TEST(contacts.size() > 1000);
+  bool identical = true;
+  for (std::size_t i = 0; i < contacts.size(); ++i)
+    identical = identical && contacts[i].body_a == expected[i].body_a &&
+                contacts[i].body_b == expected[i].body_b && contacts[i].gap == expected[i].gap &&
+                contacts[i].normal == expected[i].normal &&
+                contacts[i].tangent1 == expected[i].tangent1 &&
+                contacts[i].point == expected[i].point;
+  BOOST_TEST(identical);
+}
+
 BOOST_AUTO_TEST_CASE(large_non_dynamic_bodies_off_the_grid_find_the_same_pairs) {
   // A blade (prescribed box) and a fixed slab, both far larger than the grains, are tested
   // against every body instead of sizing the grid's cells: the pairs are those of the brute
