@@ -356,10 +356,10 @@ json bench_delassus_size(const Settings& settings, double triad_best, int sphere
                   {"triad_adjacent_gb_per_s", triad_here},
                   {"ratio_to_adjacent_triad", comp / triad_here}};
     };
-    out["matrix_free"]["threads"][std::to_string(threads)] =
-        report("matrix-free", [&] { system.apply(x, y); }, free_bytes);
-    out["assembled"]["threads"][std::to_string(threads)] =
-        report("assembled", [&] { sparse.apply(x, y_sparse); }, sparse_bytes);
+    out["matrix_free"]["threads"][std::to_string(threads)] = report(
+        "matrix-free", [&] { system.apply(x, y); }, free_bytes);
+    out["assembled"]["threads"][std::to_string(threads)] = report(
+        "assembled", [&] { sparse.apply(x, y_sparse); }, sparse_bytes);
   }
   const std::string one = std::to_string(settings.threads.front());
   const std::string two = std::to_string(settings.threads.back());
@@ -610,14 +610,15 @@ json bench_dem_pyramid(const Settings& settings) {
 }
 
 int usage(const char* program, int code) {
-  std::fprintf(code == 0 ? stdout : stderr,
-               "usage: %s [--quick] [--only SECTION] [--threads LIST] [--json FILE]\n"
-               "  --quick      smaller sweep (collision up to 1e5 spheres, fewer repetitions)\n"
-               "  --only SECTION  one of bandwidth, delassus, collision, solvers, dem_pyramid\n"
-               "  --threads LIST  comma-separated thread counts (default 1,2; the speed-ups compare\n"
-               "               the first with the last)\n"
-               "  --json FILE  also write the figures as JSON to FILE\n",
-               program);
+  std::fprintf(
+      code == 0 ? stdout : stderr,
+      "usage: %s [--quick] [--only SECTION] [--threads LIST] [--json FILE]\n"
+      "  --quick      smaller sweep (collision up to 1e5 spheres, fewer repetitions)\n"
+      "  --only SECTION  one of bandwidth, delassus, collision, solvers, dem_pyramid\n"
+      "  --threads LIST  comma-separated thread counts (default 1,2; the speed-ups compare\n"
+      "               the first with the last)\n"
+      "  --json FILE  also write the figures as JSON to FILE\n",
+      program);
   return code;
 }
 

@@ -55,6 +55,26 @@ struct Ball {
   bool dynamic;
 };
 
+// Shape centre, bounding radius (infinite for a half-space) and motion of every body.
+struct Bounds {
+  std::vector<Vec3> centre;
+  std::vector<double> radius;
+  std::vector<char> dynamic;
+};
+
+Bounds body_bounds(const World& world, bool parallel) {
+  const int n = static_cast<int>(world.bodies.size());
+  Bounds bounds{std::vector<Vec3>(n), std::vector<double>(n), std::vector<char>(n)};
+#pragma omp parallel for schedule(static) if (parallel)
+  for (int i = 0; i < n; ++i) {
+    const RigidBody& b = world.bodies[i];
+    bounds.centre[i] = b.position + b.orientation * b.shape.offset;
+    bounds.radius[i] = bounding_radius(b.shape.geometry);
+    bounds.dynamic[i] = b.is_dynamic();
+  }
+  return bounds;
+}
+
 std::int64_t cell_coordinate(double x, double inverse_cell) {
   double q = std::floor(x * inverse_cell);
   if (!(q > -kCellCoordinateLimit)) q = -kCellCoordinateLimit;
@@ -104,7 +124,7 @@ KeyLayout key_layout(const std::vector<Cell>& cells, int reach, bool planar) {
     }
   for (int d = planar ? 1 : 0; d < 3; ++d)
     layout.bits[d] = static_cast<int>(
-          std::bit_width(static_cast<std::uint64_t>(high[d] - layout.low[d] + 2 * reach)));
+        std::bit_width(static_cast<std::uint64_t>(high[d] - layout.low[d] + 2 * reach)));
   return layout;
 }
 
@@ -136,11 +156,11 @@ void radix_sort(std::vector<Keyed<Key>>& items, int key_bits) {
 // Candidate pairs of the gridded bodies, found by the sweep over the sorted cells; each
 // thread returns its pairs (a, b), a < b, in its own vector.
 template <class Key>
-std::vector<std::vector<std::pair<int, int>>> grid_pairs(
-    const std::vector<Cell>& item_cell, const std::vector<int>& item_body,
-    const std::vector<Vec3>& centre, const std::vector<double>& radius,
-    const std::vector<char>& dynamic, const KeyLayout& layout, bool planar, double margin,
-    bool parallel) {
+std::vector<std::vector<std::pair<int, int>>> grid_pairs(const std::vector<Cell>& item_cell,
+                                                         const std::vector<int>& item_body,
+                                                         const Bounds& bounds,
+                                                         const KeyLayout& layout, bool planar,
+                                                         double margin, bool parallel) {
   const int bounded = static_cast<int>(item_body.size());
   std::vector<Keyed<Key>> items(bounded);
 #pragma omp parallel for schedule(static) if (parallel)
@@ -163,7 +183,7 @@ std::vector<std::vector<std::pair<int, int>>> grid_pairs(
 #pragma omp parallel for schedule(static) if (parallel)
   for (int k = 0; k < bounded; ++k) {
     const int b = items[k].body;
-    sorted[k] = Ball{centre[b], radius[b], b, dynamic[b] != 0};
+    sorted[k] = Ball{bounds.centre[b], bounds.radius[b], b, bounds.dynamic[b] != 0};
   }
   items = {};
 
@@ -228,77 +248,13 @@ std::vector<std::vector<std::pair<int, int>>> grid_pairs(
   return found;
 }
 
-// 128-bit keys for worlds whose occupied cells span more than 64 bits of coordinates (bodies
-// flung far away); __extension__ keeps -Wpedantic quiet about the GCC/Clang type.
-__extension__ using WideKey = unsigned __int128;
-
-}  // namespace
-
-std::vector<std::pair<int, int>> broad_phase_pairs(const World& world,
-                                                   const CollisionOptions& options) {
-  const int n = static_cast<int>(world.bodies.size());
-  const bool planar = world.is_planar();
-  const double margin = options.margin;
-  const bool parallel = n >= kParallelBodies;
-
-  std::vector<Vec3> centre(n);
-  std::vector<double> radius(n);
-  std::vector<char> dynamic(n);
-#pragma omp parallel for schedule(static) if (parallel)
-  for (int i = 0; i < n; ++i) {
-    const RigidBody& b = world.bodies[i];
-    centre[i] = b.position + b.orientation * b.shape.offset;
-    radius[i] = bounding_radius(b.shape.geometry);
-    dynamic[i] = b.is_dynamic();
-  }
-  // Bodies kept off the grid (ascending index): unbounded shapes (half-spaces) and large
-  // non-dynamic bodies (a blade, a wall box among grains), which would otherwise set the cell
-  // size for every grain; both are tested against every body instead.
-  const double large = kLargeBodyFactor * largest_dynamic_radius(radius, dynamic);
-  std::vector<int> unbounded;
-  std::vector<int> item_body;  // gridded bodies, ascending
-  item_body.reserve(n);
-  std::vector<char> gridded(n);
-  double max_radius = 0.0;
-  for (int i = 0; i < n; ++i) {
-    gridded[i] = std::isfinite(radius[i]) && (dynamic[i] != 0 || !(radius[i] > large));
-    if (gridded[i]) {
-      max_radius = std::max(max_radius, radius[i]);
-      item_body.push_back(i);
-    } else {
-      unbounded.push_back(i);
-    }
-  }
-
-  // With the default cell the reach is 1. Points without margin (a zero default) only meet
-  // partners with the same centre, which any positive cell size finds.
-  const double diameter = 2.0 * max_radius + margin;
-  double cell_size = options.cell_size > 0.0 ? options.cell_size : diameter;
-  if (!(cell_size > 0.0)) cell_size = 1.0;
-  const double reach_cells = std::ceil(diameter / cell_size);
-  // A cell far smaller than the bodies would make the stencil (2 reach + 1)^3 cells; the
-  // coordinate limit bounds the reach as it bounds the coordinates.
-  const int reach = static_cast<int>(std::clamp(reach_cells, 1.0, 1.0e9));
-  const double inverse_cell = 1.0 / cell_size;
-
-  const int bounded = static_cast<int>(item_body.size());
-  std::vector<Cell> item_cell(bounded);
-#pragma omp parallel for schedule(static) if (parallel)
-  for (int k = 0; k < bounded; ++k) {
-    const Vec3& c = centre[item_body[k]];
-    item_cell[k] = {planar ? 0 : cell_coordinate(c.z(), inverse_cell),
-                    cell_coordinate(c.y(), inverse_cell), cell_coordinate(c.x(), inverse_cell)};
-  }
-  const KeyLayout layout = key_layout(item_cell, reach, planar);
-  std::vector<std::vector<std::pair<int, int>>> found =
-      layout.total_bits() <= 64
-          ? grid_pairs<std::uint64_t>(item_cell, item_body, centre, radius, dynamic, layout,
-                                      planar, margin, parallel)
-          : grid_pairs<WideKey>(item_cell, item_body, centre, radius, dynamic, layout, planar,
-                                margin, parallel);
-  item_cell = {};
-
-  // Partners of each body a: grid partners (bucketed by a, then sorted) and unbounded bodies.
+// The pairs in (a, b) order: per body a, its grid partners (bucketed by a, then sorted) merged
+// with the off-grid bodies it meets.
+std::vector<std::pair<int, int>> canonical_pairs(
+    std::vector<std::vector<std::pair<int, int>>>& found, const Bounds& bounds,
+    const std::vector<char>& gridded, const std::vector<int>& unbounded, double margin,
+    bool parallel) {
+  const int n = static_cast<int>(gridded.size());
   std::vector<int> grid_start(n + 1, 0);
   for (const auto& block : found)
     for (const auto& [a, b] : block) ++grid_start[a + 1];
@@ -311,6 +267,9 @@ std::vector<std::pair<int, int>> broad_phase_pairs(const World& world,
   }
   found.clear();
 
+  const std::vector<Vec3>& centre = bounds.centre;
+  const std::vector<double>& radius = bounds.radius;
+  const std::vector<char>& dynamic = bounds.dynamic;
   // The same bounding-sphere test as the grid's, always true for an unbounded shape.
   auto close = [&](int a, int b) {
     if (!std::isfinite(radius[a]) || !std::isfinite(radius[b])) return true;
@@ -348,6 +307,70 @@ std::vector<std::pair<int, int>> broad_phase_pairs(const World& world,
                        pairs.begin() + pair_start[a] + (grid_start[a + 1] - grid_start[a]), out);
   }
   return pairs;
+}
+
+// 128-bit keys for worlds whose occupied cells span more than 64 bits of coordinates (bodies
+// flung far away); __extension__ keeps -Wpedantic quiet about the GCC/Clang type.
+__extension__ using WideKey = unsigned __int128;
+
+}  // namespace
+
+std::vector<std::pair<int, int>> broad_phase_pairs(const World& world,
+                                                   const CollisionOptions& options) {
+  const int n = static_cast<int>(world.bodies.size());
+  const bool planar = world.is_planar();
+  const double margin = options.margin;
+  const bool parallel = n >= kParallelBodies;
+
+  const Bounds bounds = body_bounds(world, parallel);
+  const std::vector<double>& radius = bounds.radius;
+  // Bodies kept off the grid (ascending index): unbounded shapes (half-spaces) and large
+  // non-dynamic bodies (a blade, a wall box among grains), which would otherwise set the cell
+  // size for every grain; both are tested against every body instead.
+  const double large = kLargeBodyFactor * largest_dynamic_radius(radius, bounds.dynamic);
+  std::vector<int> unbounded;
+  std::vector<int> item_body;  // gridded bodies, ascending
+  item_body.reserve(n);
+  std::vector<char> gridded(n);
+  double max_radius = 0.0;
+  for (int i = 0; i < n; ++i) {
+    gridded[i] = std::isfinite(radius[i]) && (bounds.dynamic[i] != 0 || !(radius[i] > large));
+    if (gridded[i]) {
+      max_radius = std::max(max_radius, radius[i]);
+      item_body.push_back(i);
+    } else {
+      unbounded.push_back(i);
+    }
+  }
+
+  // With the default cell the reach is 1. Points without margin (a zero default) only meet
+  // partners with the same centre, which any positive cell size finds.
+  const double diameter = 2.0 * max_radius + margin;
+  double cell_size = options.cell_size > 0.0 ? options.cell_size : diameter;
+  if (!(cell_size > 0.0)) cell_size = 1.0;
+  const double reach_cells = std::ceil(diameter / cell_size);
+  // A cell far smaller than the bodies would make the stencil (2 reach + 1)^3 cells; the
+  // coordinate limit bounds the reach as it bounds the coordinates.
+  const int reach = static_cast<int>(std::clamp(reach_cells, 1.0, 1.0e9));
+  const double inverse_cell = 1.0 / cell_size;
+
+  const int bounded = static_cast<int>(item_body.size());
+  std::vector<Cell> item_cell(bounded);
+#pragma omp parallel for schedule(static) if (parallel)
+  for (int k = 0; k < bounded; ++k) {
+    const Vec3& c = bounds.centre[item_body[k]];
+    item_cell[k] = {planar ? 0 : cell_coordinate(c.z(), inverse_cell),
+                    cell_coordinate(c.y(), inverse_cell), cell_coordinate(c.x(), inverse_cell)};
+  }
+  const KeyLayout layout = key_layout(item_cell, reach, planar);
+  std::vector<std::vector<std::pair<int, int>>> found =
+      layout.total_bits() <= 64
+          ? grid_pairs<std::uint64_t>(item_cell, item_body, bounds, layout, planar, margin,
+                                      parallel)
+          : grid_pairs<WideKey>(item_cell, item_body, bounds, layout, planar, margin, parallel);
+  item_cell = {};
+
+  return canonical_pairs(found, bounds, gridded, unbounded, margin, parallel);
 }
 
 }  // namespace moreau

@@ -146,7 +146,8 @@ std::vector<Contact> detect_contacts(const World& world, const CollisionOptions&
     if (e) std::rethrow_exception(e);
 
   std::vector<Contact> contacts = std::move(found[0]);
-  for (int t = 1; t < threads; ++t) contacts.insert(contacts.end(), found[t].begin(), found[t].end());
+  for (int t = 1; t < threads; ++t)
+    contacts.insert(contacts.end(), found[t].begin(), found[t].end());
 
   if (stats) {
     stats->candidate_pairs = pair_count;
