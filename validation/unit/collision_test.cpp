@@ -506,8 +506,9 @@ BOOST_AUTO_TEST_CASE(grid_finds_exactly_the_brute_force_pairs) {
 }
 
 BOOST_AUTO_TEST_CASE(bodies_far_apart_on_every_axis_are_still_paired) {
-  // Cells ~1e15 apart on all three axes do not pack into one 64-bit key: the grid falls back to
-  // a comparison sort and must still find the close pair far out and nothing else.
+  // Cells ~1e15 apart on all three axes do not pack into one 64-bit key: the grid clamps them to
+  // its border cells and packs 128-bit keys, and must still find the close pair far out and
+  // nothing else.
   World world = random_spheres(Dimension::three, 500, 777, 10.0, Vec3::Zero());
   const int far = add(world, Sphere{0.5}, Vec3(1e15, -1e15, 1e15));
   const int partner = add(world, Sphere{0.5}, Vec3(1e15 + 0.75, -1e15, 1e15));
@@ -518,6 +519,20 @@ BOOST_AUTO_TEST_CASE(bodies_far_apart_on_every_axis_are_still_paired) {
   const auto grid = broad_phase_pairs(world, options);
   BOOST_TEST((grid == brute_force_pairs(world, options.margin)));
   BOOST_TEST((std::find(grid.begin(), grid.end(), std::make_pair(far, partner)) != grid.end()));
+}
+
+BOOST_AUTO_TEST_CASE(a_single_layer_of_a_3d_world_finds_the_brute_force_pairs) {
+  // All centres at z = 0: the grid's cells span one layer, yet its stencil rows above and below
+  // must stay distinct from the layer's own rows (no pair found twice, none missed).
+  World world = world_of(Dimension::three);
+  std::mt19937 rng(2468);
+  std::uniform_real_distribution<double> coordinate(0.0, 30.0);
+  std::uniform_real_distribution<double> radius(0.5, 1.0);
+  for (int i = 0; i < 1500; ++i)
+    add(world, Sphere{radius(rng)}, Vec3(coordinate(rng), coordinate(rng), 0.0));
+  CollisionOptions options;
+  options.margin = 0.05;
+  BOOST_TEST((broad_phase_pairs(world, options) == brute_force_pairs(world, options.margin)));
 }
 
 BOOST_AUTO_TEST_CASE(contacts_do_not_depend_on_the_thread_count) {
@@ -541,6 +556,32 @@ BOOST_AUTO_TEST_CASE(contacts_do_not_depend_on_the_thread_count) {
     identical = identical && serial[i].body_a == parallel[i].body_a &&
                 serial[i].body_b == parallel[i].body_b && serial[i].gap == parallel[i].gap &&
                 serial[i].normal == parallel[i].normal && serial[i].point == parallel[i].point;
+  BOOST_TEST(identical);
+}
+
+BOOST_AUTO_TEST_CASE(detect_contacts_equals_the_narrow_phase_of_every_pair_bit_for_bit) {
+  // detect_contacts evaluates sphere pairs from its own table of shape centres; the contacts
+  // must be those of narrow_phase on the broad phase's pairs, in the same order, to the bit,
+  // with offset shape centres, turned bodies, half-spaces and boxes among the spheres.
+  World world = random_spheres(Dimension::three, 3000, 8642, 18.0, Vec3::Zero());
+  for (int i = 0; i < 36; ++i)  // 2 m apart: no box-box pair, which has no contact model
+    add(world, Box{Vec3(0.4, 0.3, 0.5)}, Vec3(1.0 + 2.0 * (i % 9), 9.0, 1.0 + 2.0 * (i / 9)),
+        about_z(0.1 * i));
+  CollisionOptions options;
+  options.margin = 0.02;
+  std::vector<Contact> expected;
+  for (const auto& [a, b] : broad_phase_pairs(world, options))
+    narrow_phase(world, a, b, options.margin, expected);
+  const std::vector<Contact> contacts = detect_contacts(world, options);
+  BOOST_TEST_REQUIRE(contacts.size() == expected.size());
+  BOOST_TEST(contacts.size() > 1000);
+  bool identical = true;
+  for (std::size_t i = 0; i < contacts.size(); ++i)
+    identical = identical && contacts[i].body_a == expected[i].body_a &&
+                contacts[i].body_b == expected[i].body_b && contacts[i].gap == expected[i].gap &&
+                contacts[i].normal == expected[i].normal &&
+                contacts[i].tangent1 == expected[i].tangent1 &&
+                contacts[i].point == expected[i].point;
   BOOST_TEST(identical);
 }
 

@@ -1,10 +1,12 @@
 // Broad phase on a uniform grid. Each bounded body sits in the one cell that holds its shape
 // centre, and the cell is at least as wide as the largest bounding diameter plus the margin, so
-// every partner lies in the block of cells within `reach` (1 by default) around it. Bodies are
-// sorted by cell (z, y, x); a row of neighbour cells along x is then one contiguous run of the
-// sorted array, found by pointers that only move forward as the sweep advances. The sweep visits
-// each pair of neighbouring cells once, with sequential memory access; the pairs are then
-// bucketed by their first body, which gives the (a, b)-sorted list for any thread count.
+// every partner lies in the block of cells within `reach` (1 by default) around it. Each cell
+// gets one integer key, its (z, y, x) coordinates packed as bit fields, and the bodies are
+// sorted by key with a radix sort; a row of neighbour cells along x is then one contiguous key
+// range and one contiguous run of the sorted array, found by pointers that only move forward as
+// the sweep advances. The sweep visits each pair of neighbouring cells once, with sequential
+// memory access; the pairs are then bucketed by their first body, which gives the (a, b)-sorted
+// list for any thread count.
 #include <omp.h>
 
 #include <algorithm>
@@ -23,8 +25,10 @@ namespace {
 
 // Cell coordinates are clamped here before conversion to integers, so that bodies arbitrarily
 // far away (or a NaN) still get a valid cell; clamped bodies share border cells, which costs
-// time but never misses a pair, since every candidate is checked on its bounding spheres.
-constexpr double kCellCoordinateLimit = 4.0e18;
+// time but never misses a pair, since every candidate is checked on its bounding spheres. The
+// limit (2^40) keeps the three packed coordinates of a key within 128 bits for any reach below
+// 2^40.
+constexpr double kCellCoordinateLimit = 1099511627776.0;
 
 // Below this many bodies a parallel region costs more than it saves.
 constexpr int kParallelBodies = 4096;
@@ -41,12 +45,7 @@ double largest_dynamic_radius(const std::vector<double>& radius, const std::vect
   return largest > 0.0 ? largest : std::numeric_limits<double>::infinity();
 }
 
-using Cell = std::array<std::int64_t, 3>;  // (z, y, x): lexicographic order is the sweep order
-
-struct Item {
-  Cell cell;
-  int body;
-};
+using Cell = std::array<std::int64_t, 3>;  // (z, y, x)
 
 // Copy of what the pair test needs, stored in cell order so that neighbour runs are contiguous.
 struct Ball {
@@ -56,6 +55,26 @@ struct Ball {
   bool dynamic;
 };
 
+// Shape centre, bounding radius (infinite for a half-space) and motion of every body.
+struct Bounds {
+  std::vector<Vec3> centre;
+  std::vector<double> radius;
+  std::vector<char> dynamic;
+};
+
+Bounds body_bounds(const World& world, bool parallel) {
+  const int n = static_cast<int>(world.bodies.size());
+  Bounds bounds{std::vector<Vec3>(n), std::vector<double>(n), std::vector<char>(n)};
+#pragma omp parallel for schedule(static) if (parallel)
+  for (int i = 0; i < n; ++i) {
+    const RigidBody& b = world.bodies[i];
+    bounds.centre[i] = b.position + b.orientation * b.shape.offset;
+    bounds.radius[i] = bounding_radius(b.shape.geometry);
+    bounds.dynamic[i] = b.is_dynamic();
+  }
+  return bounds;
+}
+
 std::int64_t cell_coordinate(double x, double inverse_cell) {
   double q = std::floor(x * inverse_cell);
   if (!(q > -kCellCoordinateLimit)) q = -kCellCoordinateLimit;
@@ -63,115 +82,98 @@ std::int64_t cell_coordinate(double x, double inverse_cell) {
   return static_cast<std::int64_t>(q);
 }
 
-// Sorts items, given in ascending body order, by (cell, body). Cell coordinates relative to
-// the lowest occupied cell pack into one 64-bit key whenever their bit widths sum to at most 64
-// (e.g. spans below 2^21 cells on every axis), and a stable LSD radix sort on that key is
-// linear; bodies spread wider than that fall back to a comparison sort. The clamp on cell
-// coordinates keeps every span below 2^63.
-void sort_by_cell(std::vector<Item>& items) {
-  if (items.empty()) return;
-  Cell low = items[0].cell;
-  Cell high = items[0].cell;
-  for (const Item& item : items)
-    for (int d = 0; d < 3; ++d) {
-      low[d] = std::min(low[d], item.cell[d]);
-      high[d] = std::max(high[d], item.cell[d]);
-    }
+// Cell keys: coordinates relative to the lowest occupied cell, shifted by `reach` so that every
+// neighbour of an occupied cell has non-negative coordinates below 2^bits, packed as
+// (z, y, x) bit fields. Key order is then the lexicographic (z, y, x) order, and the cells of
+// one row (z, y) with x in [x0, x1] are the keys in [key(z, y, x0), key(z, y, x1)].
+struct KeyLayout {
+  Cell low{};
   std::array<int, 3> bits{};
-  for (int d = 0; d < 3; ++d)
-    bits[d] = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(high[d] - low[d])));
-  const int key_bits = bits[0] + bits[1] + bits[2];
-  if (key_bits > 64) {
-    std::stable_sort(items.begin(), items.end(),
-                     [](const Item& a, const Item& b) { return a.cell < b.cell; });
-    return;
-  }
-  struct Keyed {
-    std::uint64_t key;
-    Item item;
-  };
-  const std::size_t count = items.size();
-  std::vector<Keyed> from(count), to(count);
-  for (std::size_t k = 0; k < count; ++k) {
-    const Cell& c = items[k].cell;
-    std::uint64_t key = 0;
+  std::int64_t reach = 1;
+  int total_bits() const { return bits[0] + bits[1] + bits[2]; }
+
+  template <class Key>
+  Key key(const Cell& c) const {
+    Key key = 0;
     for (int d = 0; d < 3; ++d)
-      key = bits[d] == 0 ? key : (key << bits[d]) | static_cast<std::uint64_t>(c[d] - low[d]);
-    from[k] = Keyed{key, items[k]};
+      if (bits[d] > 0) key = (key << bits[d]) | static_cast<Key>(c[d] - low[d] + reach);
+    return key;
   }
-  constexpr int kDigitBits = 11;
-  for (int shift = 0; shift < key_bits; shift += kDigitBits) {
-    std::array<std::size_t, (1 << kDigitBits) + 1> start{};
-    for (const Keyed& k : from) ++start[((k.key >> shift) & ((1 << kDigitBits) - 1)) + 1];
-    for (std::size_t d = 0; d < (1 << kDigitBits); ++d) start[d + 1] += start[d];
-    for (const Keyed& k : from) to[start[(k.key >> shift) & ((1 << kDigitBits) - 1)]++] = k;
-    from.swap(to);
+  // Key difference of a move by (dz, dy, dx) cells, modulo 2^(key width): added to a key whose
+  // destination is a valid cell, unsigned wrap-around gives the destination's key.
+  template <class Key>
+  Key offset(std::int64_t dz, std::int64_t dy, std::int64_t dx) const {
+    const Key unit_y = static_cast<Key>(1) << bits[2];
+    const Key unit_z = bits[0] > 0 ? static_cast<Key>(1) << (bits[1] + bits[2]) : 0;
+    return static_cast<Key>(dz) * unit_z + static_cast<Key>(dy) * unit_y + static_cast<Key>(dx);
   }
-  for (std::size_t k = 0; k < count; ++k) items[k] = from[k].item;
+};
+
+// In a planar world z takes no bits; otherwise every axis keeps room for its neighbours even
+// where all bodies share one layer, so that the rows of the stencil have distinct keys.
+KeyLayout key_layout(const std::vector<Cell>& cells, int reach, bool planar) {
+  KeyLayout layout;
+  layout.reach = reach;
+  if (cells.empty()) return layout;
+  Cell high = cells[0];
+  layout.low = cells[0];
+  for (const Cell& c : cells)
+    for (int d = 0; d < 3; ++d) {
+      layout.low[d] = std::min(layout.low[d], c[d]);
+      high[d] = std::max(high[d], c[d]);
+    }
+  for (int d = planar ? 1 : 0; d < 3; ++d)
+    layout.bits[d] = static_cast<int>(
+        std::bit_width(static_cast<std::uint64_t>(high[d] - layout.low[d] + 2 * reach)));
+  return layout;
 }
 
-}  // namespace
+template <class Key>
+struct Keyed {
+  Key key;
+  int body;
+};
 
-std::vector<std::pair<int, int>> broad_phase_pairs(const World& world,
-                                                   const CollisionOptions& options) {
-  const int n = static_cast<int>(world.bodies.size());
-  const bool planar = world.is_planar();
-  const double margin = options.margin;
-  const bool parallel = n >= kParallelBodies;
+// Stable LSD radix sort of (key, body) records by key over its `key_bits` low bits: linear in
+// the number of bodies, and bodies of one cell stay in ascending order.
+template <class Key>
+void radix_sort(std::vector<Keyed<Key>>& items, int key_bits) {
+  constexpr int kDigitBits = 11;
+  constexpr std::size_t kDigits = std::size_t{1} << kDigitBits;
+  std::vector<Keyed<Key>> to(items.size());
+  for (int shift = 0; shift < key_bits; shift += kDigitBits) {
+    std::vector<std::size_t> start(kDigits + 1, 0);
+    auto digit = [shift](const Keyed<Key>& k) {
+      return static_cast<std::size_t>((k.key >> shift) & static_cast<Key>(kDigits - 1));
+    };
+    for (const Keyed<Key>& k : items) ++start[digit(k) + 1];
+    for (std::size_t d = 0; d < kDigits; ++d) start[d + 1] += start[d];
+    for (const Keyed<Key>& k : items) to[start[digit(k)]++] = k;
+    items.swap(to);
+  }
+}
 
-  std::vector<Vec3> centre(n);
-  std::vector<double> radius(n);
-  std::vector<char> dynamic(n);
+// Candidate pairs of the gridded bodies, found by the sweep over the sorted cells; each
+// thread returns its pairs (a, b), a < b, in its own vector.
+template <class Key>
+std::vector<std::vector<std::pair<int, int>>> grid_pairs(const std::vector<Cell>& item_cell,
+                                                         const std::vector<int>& item_body,
+                                                         const Bounds& bounds,
+                                                         const KeyLayout& layout, bool planar,
+                                                         double margin, bool parallel) {
+  const int bounded = static_cast<int>(item_body.size());
+  std::vector<Keyed<Key>> items(bounded);
 #pragma omp parallel for schedule(static) if (parallel)
-  for (int i = 0; i < n; ++i) {
-    const RigidBody& b = world.bodies[i];
-    centre[i] = b.position + b.orientation * b.shape.offset;
-    radius[i] = bounding_radius(b.shape.geometry);
-    dynamic[i] = b.is_dynamic();
-  }
-  // Bodies kept off the grid (ascending index): unbounded shapes (half-spaces) and large
-  // non-dynamic bodies (a blade, a wall box among grains), which would otherwise set the cell
-  // size for every grain; both are tested against every body instead.
-  const double large = kLargeBodyFactor * largest_dynamic_radius(radius, dynamic);
-  std::vector<int> unbounded;
-  std::vector<char> gridded(n);
-  double max_radius = 0.0;
-  for (int i = 0; i < n; ++i) {
-    gridded[i] = std::isfinite(radius[i]) && (dynamic[i] != 0 || !(radius[i] > large));
-    if (gridded[i]) {
-      max_radius = std::max(max_radius, radius[i]);
-    } else {
-      unbounded.push_back(i);
-    }
-  }
-
-  // With the default cell the reach is 1. Points without margin (a zero default) only meet
-  // partners with the same centre, which any positive cell size finds.
-  const double diameter = 2.0 * max_radius + margin;
-  double cell_size = options.cell_size > 0.0 ? options.cell_size : diameter;
-  if (!(cell_size > 0.0)) cell_size = 1.0;
-  const int reach = std::max(1, static_cast<int>(std::ceil(diameter / cell_size)));
-  const double inverse_cell = 1.0 / cell_size;
-
-  std::vector<Item> items;
-  items.reserve(n - unbounded.size());
-  for (int i = 0; i < n; ++i)
-    if (gridded[i]) items.push_back(Item{Cell{}, i});
-  const int bounded = static_cast<int>(items.size());
-#pragma omp parallel for schedule(static) if (parallel)
-  for (int k = 0; k < bounded; ++k) {
-    const Vec3& c = centre[items[k].body];
-    items[k].cell = {planar ? 0 : cell_coordinate(c.z(), inverse_cell),
-                     cell_coordinate(c.y(), inverse_cell), cell_coordinate(c.x(), inverse_cell)};
-  }
-  sort_by_cell(items);
+  for (int k = 0; k < bounded; ++k)
+    items[k] = Keyed<Key>{layout.key<Key>(item_cell[k]), item_body[k]};
+  radix_sort(items, layout.total_bits());
 
   // Occupied cells in sweep order, each with its run [cell_start[c], cell_start[c + 1]).
-  std::vector<Cell> cells;
+  std::vector<Key> cells;
   std::vector<int> cell_start;
   for (int k = 0; k < bounded; ++k) {
-    if (k == 0 || items[k].cell != items[k - 1].cell) {
-      cells.push_back(items[k].cell);
+    if (k == 0 || items[k].key != items[k - 1].key) {
+      cells.push_back(items[k].key);
       cell_start.push_back(k);
     }
   }
@@ -181,15 +183,19 @@ std::vector<std::pair<int, int>> broad_phase_pairs(const World& world,
 #pragma omp parallel for schedule(static) if (parallel)
   for (int k = 0; k < bounded; ++k) {
     const int b = items[k].body;
-    sorted[k] = Ball{centre[b], radius[b], b, dynamic[b] != 0};
+    sorted[k] = Ball{bounds.centre[b], bounds.radius[b], b, bounds.dynamic[b] != 0};
   }
+  items = {};
 
   // Half stencil: the cell itself (pairs inside it), the cells after it in its own row, and
-  // the full rows (dz, dy) > (0, 0). Each neighbouring pair of cells is visited once.
-  std::vector<std::array<int, 2>> rows;
-  for (int dz = planar ? 0 : -reach; dz <= (planar ? 0 : reach); ++dz)
-    for (int dy = -reach; dy <= reach; ++dy)
-      if (std::make_pair(dz, dy) > std::make_pair(0, 0)) rows.push_back({dz, dy});
+  // the full rows (dz, dy) > (0, 0), each as its key offset from the cell's own row.
+  const std::int64_t reach = layout.reach;
+  std::vector<Key> rows;
+  for (std::int64_t dz = planar ? 0 : -reach; dz <= (planar ? 0 : reach); ++dz)
+    for (std::int64_t dy = -reach; dy <= reach; ++dy)
+      if (std::make_pair(dz, dy) > std::make_pair(std::int64_t{0}, std::int64_t{0}))
+        rows.push_back(layout.offset<Key>(dz, dy, 0));
+  const Key reach_key = static_cast<Key>(reach);
 
   auto test = [&](int i, int j, std::vector<std::pair<int, int>>& out) {
     const Ball& p = sorted[i];
@@ -208,30 +214,29 @@ std::vector<std::pair<int, int>> broad_phase_pairs(const World& world,
     const int first = static_cast<int>(static_cast<long long>(cell_count) * t / count);
     const int last = static_cast<int>(static_cast<long long>(cell_count) * (t + 1) / count);
     std::vector<std::pair<int, int>>& out = found[t];
+    // Room for a few partners per body up front (untouched capacity costs nothing).
+    out.reserve(4 * static_cast<std::size_t>(cell_start[last] - cell_start[first]));
     // Run pointers into `cells` for each row: [lo, hi) covers x in [cx - reach, cx + reach]
     // of row (cz + dz, cy + dy). Both only move forward while the sweep advances.
     std::vector<int> lo(rows.size()), hi(rows.size());
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-      if (first >= last) break;
-      const Cell& c = cells[first];
-      const Cell start{c[0] + rows[r][0], c[1] + rows[r][1], c[2] - reach};
+    for (std::size_t r = 0; r < rows.size() && first < last; ++r) {
+      const Key start = cells[first] + rows[r] - reach_key;
       lo[r] = hi[r] =
           static_cast<int>(std::lower_bound(cells.begin(), cells.end(), start) - cells.begin());
     }
     for (int c = first; c < last; ++c) {
-      const Cell& here = cells[c];
+      const Key here = cells[c];
       const int begin = cell_start[c];
       const int end = cell_start[c + 1];
       // Own cell and the rest of its row, x in (cx, cx + reach].
       for (int i = begin; i < end; ++i)
         for (int j = i + 1; j < end; ++j) test(i, j, out);
-      const Cell row_end{here[0], here[1], here[2] + reach};
-      for (int d = c + 1; d < cell_count && cells[d] <= row_end; ++d)
+      for (int d = c + 1; d < cell_count && cells[d] <= here + reach_key; ++d)
         for (int i = begin; i < end; ++i)
           for (int j = cell_start[d]; j < cell_start[d + 1]; ++j) test(i, j, out);
       for (std::size_t r = 0; r < rows.size(); ++r) {
-        const Cell from{here[0] + rows[r][0], here[1] + rows[r][1], here[2] - reach};
-        const Cell to{here[0] + rows[r][0], here[1] + rows[r][1], here[2] + reach};
+        const Key from = here + rows[r] - reach_key;
+        const Key to = here + rows[r] + reach_key;
         while (lo[r] < cell_count && cells[lo[r]] < from) ++lo[r];
         hi[r] = std::max(hi[r], lo[r]);
         while (hi[r] < cell_count && cells[hi[r]] <= to) ++hi[r];
@@ -240,8 +245,16 @@ std::vector<std::pair<int, int>> broad_phase_pairs(const World& world,
       }
     }
   }
+  return found;
+}
 
-  // Partners of each body a: grid partners (bucketed by a, then sorted) and unbounded bodies.
+// The pairs in (a, b) order: per body a, its grid partners (bucketed by a, then sorted) merged
+// with the off-grid bodies it meets.
+std::vector<std::pair<int, int>> canonical_pairs(
+    std::vector<std::vector<std::pair<int, int>>>& found, const Bounds& bounds,
+    const std::vector<char>& gridded, const std::vector<int>& unbounded, double margin,
+    bool parallel) {
+  const int n = static_cast<int>(gridded.size());
   std::vector<int> grid_start(n + 1, 0);
   for (const auto& block : found)
     for (const auto& [a, b] : block) ++grid_start[a + 1];
@@ -254,6 +267,9 @@ std::vector<std::pair<int, int>> broad_phase_pairs(const World& world,
   }
   found.clear();
 
+  const std::vector<Vec3>& centre = bounds.centre;
+  const std::vector<double>& radius = bounds.radius;
+  const std::vector<char>& dynamic = bounds.dynamic;
   // The same bounding-sphere test as the grid's, always true for an unbounded shape.
   auto close = [&](int a, int b) {
     if (!std::isfinite(radius[a]) || !std::isfinite(radius[b])) return true;
@@ -291,6 +307,70 @@ std::vector<std::pair<int, int>> broad_phase_pairs(const World& world,
                        pairs.begin() + pair_start[a] + (grid_start[a + 1] - grid_start[a]), out);
   }
   return pairs;
+}
+
+// 128-bit keys for worlds whose occupied cells span more than 64 bits of coordinates (bodies
+// flung far away); __extension__ keeps -Wpedantic quiet about the GCC/Clang type.
+__extension__ using WideKey = unsigned __int128;
+
+}  // namespace
+
+std::vector<std::pair<int, int>> broad_phase_pairs(const World& world,
+                                                   const CollisionOptions& options) {
+  const int n = static_cast<int>(world.bodies.size());
+  const bool planar = world.is_planar();
+  const double margin = options.margin;
+  const bool parallel = n >= kParallelBodies;
+
+  const Bounds bounds = body_bounds(world, parallel);
+  const std::vector<double>& radius = bounds.radius;
+  // Bodies kept off the grid (ascending index): unbounded shapes (half-spaces) and large
+  // non-dynamic bodies (a blade, a wall box among grains), which would otherwise set the cell
+  // size for every grain; both are tested against every body instead.
+  const double large = kLargeBodyFactor * largest_dynamic_radius(radius, bounds.dynamic);
+  std::vector<int> unbounded;
+  std::vector<int> item_body;  // gridded bodies, ascending
+  item_body.reserve(n);
+  std::vector<char> gridded(n);
+  double max_radius = 0.0;
+  for (int i = 0; i < n; ++i) {
+    gridded[i] = std::isfinite(radius[i]) && (bounds.dynamic[i] != 0 || !(radius[i] > large));
+    if (gridded[i]) {
+      max_radius = std::max(max_radius, radius[i]);
+      item_body.push_back(i);
+    } else {
+      unbounded.push_back(i);
+    }
+  }
+
+  // With the default cell the reach is 1. Points without margin (a zero default) only meet
+  // partners with the same centre, which any positive cell size finds.
+  const double diameter = 2.0 * max_radius + margin;
+  double cell_size = options.cell_size > 0.0 ? options.cell_size : diameter;
+  if (!(cell_size > 0.0)) cell_size = 1.0;
+  const double reach_cells = std::ceil(diameter / cell_size);
+  // A cell far smaller than the bodies would make the stencil (2 reach + 1)^3 cells; the
+  // coordinate limit bounds the reach as it bounds the coordinates.
+  const int reach = static_cast<int>(std::clamp(reach_cells, 1.0, 1.0e9));
+  const double inverse_cell = 1.0 / cell_size;
+
+  const int bounded = static_cast<int>(item_body.size());
+  std::vector<Cell> item_cell(bounded);
+#pragma omp parallel for schedule(static) if (parallel)
+  for (int k = 0; k < bounded; ++k) {
+    const Vec3& c = bounds.centre[item_body[k]];
+    item_cell[k] = {planar ? 0 : cell_coordinate(c.z(), inverse_cell),
+                    cell_coordinate(c.y(), inverse_cell), cell_coordinate(c.x(), inverse_cell)};
+  }
+  const KeyLayout layout = key_layout(item_cell, reach, planar);
+  std::vector<std::vector<std::pair<int, int>>> found =
+      layout.total_bits() <= 64
+          ? grid_pairs<std::uint64_t>(item_cell, item_body, bounds, layout, planar, margin,
+                                      parallel)
+          : grid_pairs<WideKey>(item_cell, item_body, bounds, layout, planar, margin, parallel);
+  item_cell = {};
+
+  return canonical_pairs(found, bounds, gridded, unbounded, margin, parallel);
 }
 
 }  // namespace moreau

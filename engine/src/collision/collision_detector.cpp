@@ -1,24 +1,30 @@
 #include "moreau/collision/collision_detector.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <exception>
 #include <sstream>
 #include <string>
+#include <variant>
 
 #include "moreau/core/error.hpp"
 
 namespace moreau {
 namespace {
 
-// Pairs per narrow-phase chunk. Chunks are fixed by the pair list alone, so concatenating
-// their buffers in chunk order gives the same contact list for any thread count.
-constexpr int kPairsPerChunk = 512;
+// Below this many candidate pairs the narrow phase runs on one thread: the fork-join cost of
+// an OpenMP region exceeds the work.
+constexpr long kParallelPairs = 2048;
 
 // Pairs are sorted by their first body, so the second one is a random access into the body
-// array; fetching its pose a few pairs ahead overlaps those cache misses.
+// data; fetching it a few pairs ahead overlaps those cache misses.
 constexpr long kPrefetchDistance = 8;
+
+// Below this many bodies the sphere table is filled on one thread.
+constexpr int kParallelBodies = 4096;
 
 void prefetch_body(const World& world, int index) {
   const RigidBody& body = world.bodies[index];
@@ -26,6 +32,43 @@ void prefetch_body(const World& world, int index) {
   __builtin_prefetch(&body.orientation);
   __builtin_prefetch(&body.shape.offset);
   __builtin_prefetch(&body.shape.geometry);
+}
+
+// Shape centre and radius of a sphere body; radius -1 for any other shape. Sphere pairs, most
+// pairs of a granular world, are evaluated from these 32 bytes per body rather than from the
+// body records (several cache lines each, scattered across the body array), which keeps the
+// narrow phase's memory traffic per pair the same from a thousand bodies to millions.
+struct SphereEntry {
+  Vec3 centre;
+  double radius;
+};
+
+struct SphereTable {
+  std::vector<SphereEntry> entries;
+  bool all_spheres = true;
+};
+
+SphereTable sphere_table(const World& world) {
+  const int n = static_cast<int>(world.bodies.size());
+  SphereTable table;
+  table.entries.resize(n);
+  int others = 0;
+#pragma omp parallel for schedule(static) reduction(+ : others) if (n >= kParallelBodies)
+  for (int i = 0; i < n; ++i) {
+    const RigidBody& body = world.bodies[i];
+    const Sphere* sphere = std::get_if<Sphere>(&body.shape.geometry);
+    if (sphere == nullptr) {
+      table.entries[i] = SphereEntry{body.position, -1.0};
+      ++others;
+      continue;
+    }
+    // The centre exactly as the narrow phase's shape pose computes it (rotation matrix, then
+    // offset), so that both paths give bit-identical contacts.
+    const Mat3 rotation = body.orientation.toRotationMatrix();
+    table.entries[i] = SphereEntry{body.position + rotation * body.shape.offset, sphere->radius};
+  }
+  table.all_spheres = others == 0;
+  return table;
 }
 
 std::string text(double value) {
@@ -58,33 +101,53 @@ std::vector<Contact> detect_contacts(const World& world, const CollisionOptions&
 
   const auto narrow_start = std::chrono::steady_clock::now();
   const long pair_count = static_cast<long>(pairs.size());
-  const int chunks = static_cast<int>((pair_count + kPairsPerChunk - 1) / kPairsPerChunk);
-  std::vector<std::vector<Contact>> found(chunks);
-  // An exception may not leave a parallel region: each chunk keeps its first one and the
-  // earliest chunk's is rethrown, which is the one a serial loop would have thrown.
-  std::vector<std::exception_ptr> failure(chunks);
-#pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
-  for (int k = 0; k < chunks; ++k) {
-    const long end = std::min(pair_count, static_cast<long>(k + 1) * kPairsPerChunk);
+  const SphereTable spheres = sphere_table(world);
+  // Each thread takes one contiguous range of the pair list and appends its contacts to its
+  // own buffer; the buffers in thread order are the contact list in pair order, for any
+  // thread count. The first buffer becomes the result (reserved for one contact per pair:
+  // untouched capacity costs no memory traffic), so that one thread copies nothing and
+  // touches the fresh pages of the output once.
+  const int threads = pair_count > kParallelPairs ? omp_get_max_threads() : 1;
+  std::vector<std::vector<Contact>> found(threads);
+  found[0].reserve(static_cast<std::size_t>(pair_count));
+  // An exception may not leave a parallel region: each thread keeps its first one and the
+  // earliest range's is rethrown, which is the one a serial loop would have thrown.
+  std::vector<std::exception_ptr> failure(threads);
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    const int count = omp_get_num_threads();
+    const long first = pair_count * t / count;
+    const long last = pair_count * (t + 1) / count;
+    std::vector<Contact>& out = found[t];
+    if (t > 0) out.reserve(static_cast<std::size_t>(last - first));
     try {
-      for (long p = static_cast<long>(k) * kPairsPerChunk; p < end; ++p) {
-        if (p + kPrefetchDistance < pair_count)
-          prefetch_body(world, pairs[p + kPrefetchDistance].second);
-        narrow_phase(world, pairs[p].first, pairs[p].second, options.margin, found[k]);
+      for (long p = first; p < last; ++p) {
+        if (p + kPrefetchDistance < last) {
+          const int ahead = pairs[p + kPrefetchDistance].second;
+          __builtin_prefetch(&spheres.entries[ahead]);
+          if (!spheres.all_spheres) prefetch_body(world, ahead);
+        }
+        const auto [a, b] = pairs[p];
+        const SphereEntry& sa = spheres.entries[a];
+        const SphereEntry& sb = spheres.entries[b];
+        if (sa.radius >= 0.0 && sb.radius >= 0.0) {
+          sphere_sphere_contact(a, sa.centre, sa.radius, b, sb.centre, sb.radius, options.margin,
+                                world.dimension, out);
+        } else {
+          narrow_phase(world, a, b, options.margin, out);
+        }
       }
     } catch (...) {
-      failure[k] = std::current_exception();
+      failure[t] = std::current_exception();
     }
   }
   for (const std::exception_ptr& e : failure)
     if (e) std::rethrow_exception(e);
 
-  std::vector<std::size_t> offset(chunks + 1, 0);
-  for (int k = 0; k < chunks; ++k) offset[k + 1] = offset[k] + found[k].size();
-  std::vector<Contact> contacts(offset[chunks]);
-#pragma omp parallel for schedule(static) if (chunks > 1)
-  for (int k = 0; k < chunks; ++k)
-    std::copy(found[k].begin(), found[k].end(), contacts.begin() + offset[k]);
+  std::vector<Contact> contacts = std::move(found[0]);
+  for (int t = 1; t < threads; ++t)
+    contacts.insert(contacts.end(), found[t].begin(), found[t].end());
 
   if (stats) {
     stats->candidate_pairs = pair_count;

@@ -291,6 +291,19 @@ std::string body_label(const World& world, int index) {
 
 }  // namespace
 
+void sphere_sphere_contact(int body_a, const Vec3& centre_a, double radius_a, int body_b,
+                           const Vec3& centre_b, double radius_b, double margin,
+                           Dimension dimension, std::vector<Contact>& out) {
+  // The lower body index goes first, as narrow_phase orders two shapes of one type.
+  const bool swapped = body_a > body_b;
+  Emitter emitter(out, body_a, body_b, swapped, margin, dimension);
+  if (swapped) {
+    emitter.balls(centre_b, radius_b, centre_a, radius_a, Vec3::UnitX());
+  } else {
+    emitter.balls(centre_a, radius_a, centre_b, radius_b, Vec3::UnitX());
+  }
+}
+
 void narrow_phase(const World& world, int body_a, int body_b, double margin,
                   std::vector<Contact>& out) {
   const RigidBody* first = &world.bodies[body_a];

@@ -13,6 +13,9 @@ namespace {
 // OpenMP region (~microseconds, far more on a loaded machine) exceeds the work.
 constexpr int kParallelGrain = 2048;
 
+// Contacts (or contact sides) ahead of the one in hand whose scattered operands are prefetched.
+constexpr int kPrefetchDistance = 8;
+
 using Mobility = Eigen::Matrix<double, 6, 3>;
 
 void accumulate(VecX& target, int body, const Vec6& value) {
@@ -227,9 +230,11 @@ void ContactSystem::gather_velocity_compact(const VecX& x, VecX& body_velocity,
 // time steppers and contact_velocity keep the Jacobian and mobility blocks, so that the sweeps'
 // incremental products round exactly like their starting product.
 void ContactSystem::apply(const VecX& x, VecX& y) const {
-  VecX body_velocity;
+  // The body velocities live in a per-thread buffer that keeps its memory between products:
+  // a fresh one would cost the page faults of a new allocation in every product.
+  thread_local VecX body_velocity;
   gather_velocity_compact(x, body_velocity, true);
-  y = contact_velocity_compact(body_velocity);
+  contact_velocity_compact(body_velocity, y);
 }
 
 void ContactSystem::apply_jacobian_transpose(const VecX& x, VecX& body_impulse) const {
@@ -237,7 +242,7 @@ void ContactSystem::apply_jacobian_transpose(const VecX& x, VecX& body_impulse) 
 }
 
 void ContactSystem::apply_jacobian(const VecX& body_velocities, VecX& y) const {
-  y = contact_velocity_compact(body_velocities);
+  contact_velocity_compact(body_velocities, y);
 }
 
 VecX ContactSystem::contact_velocity(const VecX& body_velocities) const {
@@ -255,10 +260,10 @@ VecX ContactSystem::contact_velocity(const VecX& body_velocities) const {
   return y;
 }
 
-VecX ContactSystem::contact_velocity_compact(const VecX& body_velocities) const {
+void ContactSystem::contact_velocity_compact(const VecX& body_velocities, VecX& y) const {
   const int m = rows_per_contact_;
   const int contact_count = this->contact_count();
-  VecX y(m * contact_count);
+  y.resize(m * contact_count);
   // J_a v_a + J_b v_b = F ((v + omega x lever)_b - (v + omega x lever)_a).
   auto point_velocity = [&](int body, const Vec3& lever) -> Vec3 {
     const auto v = body_velocities.segment<6>(kBodyDofs * body);
@@ -266,6 +271,13 @@ VecX ContactSystem::contact_velocity_compact(const VecX& body_velocities) const 
   };
 #pragma omp parallel for schedule(static) if (contact_count > kParallelGrain)
   for (int i = 0; i < contact_count; ++i) {
+    if (i + kPrefetchDistance < contact_count) {
+      // Body b of a contact is a random access into the velocities (contacts are ordered by
+      // body a); fetching both bodies a few contacts ahead overlaps the misses.
+      const Eigen::Vector2i ahead = bodies_[i + kPrefetchDistance];
+      if (ahead[0] >= 0) __builtin_prefetch(body_velocities.data() + kBodyDofs * ahead[0]);
+      if (ahead[1] >= 0) __builtin_prefetch(body_velocities.data() + kBodyDofs * ahead[1]);
+    }
     const Eigen::Vector2i bodies = bodies_[i];
     Vec3 relative = Vec3::Zero();
     if (bodies[0] >= 0) relative -= point_velocity(bodies[0], lever_[2 * i]);
@@ -273,7 +285,6 @@ VecX ContactSystem::contact_velocity_compact(const VecX& body_velocities) const 
     const Vec3 u = frame_[i] * relative;
     y.segment(m * i, m) = u.head(m);
   }
-  return y;
 }
 
 Mat3 ContactSystem::diagonal_block(int contact) const {

@@ -34,6 +34,13 @@ std::vector<std::pair<int, int>> broad_phase_pairs(const World& world, const Col
 // appended to `out` when their gap is below the margin.
 void narrow_phase(const World& world, int body_a, int body_b, double margin, std::vector<Contact>& out);
 
+// The sphere-sphere case of narrow_phase (disks in a 2D world) for callers that keep the shape
+// centres (position + R offset, R the orientation's rotation matrix) and radii in their own
+// arrays: appends exactly the contact narrow_phase would for the two bodies.
+void sphere_sphere_contact(int body_a, const Vec3& centre_a, double radius_a, int body_b,
+                           const Vec3& centre_b, double radius_b, double margin,
+                           Dimension dimension, std::vector<Contact>& out);
+
 // All contacts of the world, in a deterministic order (by pair, then by point).
 std::vector<Contact> detect_contacts(const World& world, const CollisionOptions& options,
                                      CollisionStats* stats = nullptr);

@@ -93,7 +93,7 @@ class ContactSystem final : public DelassusOperator {
   std::vector<Eigen::Vector2i> bodies_;  // (body_a, body_b)
   void gather_velocity(const VecX& x, VecX& body_velocity) const;
   void gather_velocity_compact(const VecX& x, VecX& body_velocity, bool inverse_mass) const;
-  VecX contact_velocity_compact(const VecX& body_velocities) const;
+  void contact_velocity_compact(const VecX& body_velocities, VecX& y) const;
 };
 
 }  // namespace moreau
