@@ -35,7 +35,7 @@ void write_summary(const std::filesystem::path& path, const Scene& scene, const 
   const bool variational = scene.scheme == Scheme::variational_theta;
   const std::string variational_solver =
       scene.variational.interior_point.backend == conic::LinearBackend::cholmod ? "ipm-direct"
-                                                                                 : "ipm";
+                                                                                : "ipm";
   nlohmann::json summary = {
       {"scene", scene.source},
       {"status", outcome.status},
@@ -326,6 +326,17 @@ void check_scene(const std::string& scene_path) {
 
 void list_solvers() {
   for (const std::string& name : solver_names()) std::cout << name << '\n';
+}
+
+void print_schema() {
+  for (const SceneSection& section : scene_option_keys()) {
+    std::cout << "## " << (section.path.empty() ? "top level" : section.path)
+              << "\n| key | type | unit | default |\n|---|---|---|---|\n";
+    for (const SceneOption& option : section.options)
+      std::cout << "| `" << option.key << "` | " << option.type << " | " << option.unit << " | "
+                << option.default_value << " |\n";
+    std::cout << '\n';
+  }
 }
 
 }  // namespace moreau::cli

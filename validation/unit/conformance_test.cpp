@@ -95,7 +95,8 @@ BOOST_AUTO_TEST_CASE(every_registered_solver_solves_the_shared_problems) {
 BOOST_AUTO_TEST_CASE(every_registered_solver_names_the_options_it_reads) {
   std::vector<std::string> scene_keys;
   for (const SceneSection& section : scene_option_keys())
-    if (section.path == "solver") scene_keys = section.keys;
+    if (section.path == "solver")
+      for (const SceneOption& option : section.options) scene_keys.push_back(option.key);
   BOOST_TEST_REQUIRE(!scene_keys.empty());
   for (const std::string& solver : solver_names()) {
     BOOST_TEST_CONTEXT("solver " << solver) {

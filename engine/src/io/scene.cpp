@@ -15,47 +15,12 @@
 #include "scene_bodies.hpp"
 #include "scene_generators.hpp"
 #include "scene_reader.hpp"
+#include "scene_schema.hpp"
 
 namespace moreau {
 namespace {
 
 using namespace scene_io;
-
-// The keys of the scene's option sections, by JSON path ("" is the top level): the one list
-// the parser accepts and the one that docs/scene-format.md must document (scene_test).
-const std::vector<SceneSection>& option_sections() {
-  static const std::vector<SceneSection> sections{
-      {"",
-       {"description", "dimension", "gravity", "time_step", "steps", "duration", "method",
-        "integrator", "dem", "collision", "solver", "materials", "friction", "bodies", "generators",
-        "output"}},
-      {"integrator",
-       {"scheme", "frictional", "friction_model", "impact_law", "compatible", "theta",
-        "tangential_restitution", "error_reduction", "closed_gap", "k_n", "k_t"}},
-      {"integrator.compatible",
-       {"enabled", "law", "method", "equilibrium_tolerance", "optimality_tolerance",
-        "max_outer_iterations", "max_inner_iterations", "max_interior_point_iterations"}},
-      {"dem",
-       {"law", "damping_ratio", "tangential", "tangential_stiffness_ratio",
-        "tangential_damping_ratio", "time_step", "skin", "duration"}},
-      {"collision", {"margin", "cell_size"}},
-      {"solver.nlgs",
-       {"alpha", "stopping", "epsilon_glob_tolerance", "newton_tolerance", "newton_max_iterations",
-        "newton_line_search"}},
-      {"solver",
-       {"name", "tolerance", "max_iterations", "warm_start", "relaxation", "order", "seed",
-        "adaptive_restart", "initial_lipschitz", "check_every", "record_history",
-        "divergence_factor", "on_failure", "nlgs"}},
-      {"output", {"directory", "every", "csv", "vtk", "progress", "checkpoint_every"}},
-  };
-  return sections;
-}
-
-const std::vector<std::string>& section_keys(const std::string& section) {
-  for (const SceneSection& entry : option_sections())
-    if (entry.path == section) return entry.keys;
-  throw std::logic_error("scene section " + section + " has no key table");
-}
 
 // ---- top-level sections ---------------------------------------------------------------
 
@@ -104,37 +69,13 @@ void read_friction(const Node& node, World& world, const Context& context) {
 }
 
 void read_compatible(const Node& node, bool frictional, CompatibleOptions& compatible) {
-  node.expect_object(section_keys("integrator.compatible"));
-  if (auto x = node.find("enabled")) {
-    compatible.enabled = x->boolean();
-    // Checked here rather than left to SemiImplicitEulerOptions::validate so the message names
-    // the key.
-    if (compatible.enabled && frictional)
-      x->fail(
-          "compatible CD is defined for frictionless contact: set integrator.frictional "
-          "to false");
-  }
-  if (auto x = node.find("law"))
-    compatible.law = x->choice({"hookean", "hertzian"}, "contact law") == "hookean"
-                         ? ContactLaw::hookean
-                         : ContactLaw::hertzian;
-  NoTensionTrussOptions& truss = compatible.truss;
-  if (auto x = node.find("equilibrium_tolerance")) truss.equilibrium_tolerance = x->positive();
-  if (auto x = node.find("optimality_tolerance")) truss.optimality_tolerance = x->positive();
-  constexpr long kMaxInt = std::numeric_limits<int>::max();
-  if (auto x = node.find("method"))
-    truss.method = x->choice({"augmented_lagrangian", "interior_point"}, "truss solver") ==
-                           "augmented_lagrangian"
-                       ? TrussMethod::augmented_lagrangian
-                       : TrussMethod::interior_point;
-  // The truss solver's effort: its iterations are bounded by these, and a solve that reaches a
-  // bound is reported as not converged (summary.json, progress line, warnings).
-  if (auto x = node.find("max_outer_iterations"))
-    truss.max_outer_iterations = static_cast<int>(x->integer(1, kMaxInt));
-  if (auto x = node.find("max_inner_iterations"))
-    truss.max_inner_iterations = static_cast<int>(x->integer(1, kMaxInt));
-  if (auto x = node.find("max_interior_point_iterations"))
-    truss.max_interior_point_iterations = static_cast<int>(x->integer(1, kMaxInt));
+  read_options(node, compatible_table(), compatible);
+  // Checked here rather than left to SemiImplicitEulerOptions::validate so the message names
+  // the key.
+  if (compatible.enabled && frictional)
+    node.get("enabled").fail(
+        "compatible CD is defined for frictionless contact: set integrator.frictional to false");
+  check_options(node, compatible_table(), compatible);
 }
 
 // The integrator keys that only some schemes read, with those schemes. A key given for a
@@ -184,82 +125,34 @@ double read_stiffness(const Node& node) {
   return node.positive();
 }
 
-FrictionModel read_friction_model(const Node& node) {
-  return node.choice({"coulomb", "convex_relaxation"}) == "coulomb"
-             ? FrictionModel::coulomb
-             : FrictionModel::convex_relaxation;
-}
-
+// Contact stiffnesses k_N, k_T of the Krabbenhoft/NURBS chapter eq. 4.8 (N/m per unit
+// thickness), > 0, "inf" for rigid.
 void read_integrator(const Node& node, Scene& scene) {
-  node.expect_object(section_keys("integrator"));
-  if (auto x = node.find("scheme")) {
-    const std::string name = x->choice(scheme_names(), "scheme");
-    const std::vector<std::string> names = scheme_names();
-    scene.scheme = static_cast<Scheme>(std::find(names.begin(), names.end(), name) - names.begin());
-  }
+  read_options(node, integrator_table(), scene);
   check_scheme_keys(node, scene.scheme);
   SemiImplicitEulerOptions& euler = scene.semi_implicit_euler;
-  if (auto x = node.find("frictional")) {
-    euler.frictional = x->boolean();
-    scene.theta.frictional = euler.frictional;
-    scene.impulse_velocity.frictional = euler.frictional;
-    scene.shake.frictional = euler.frictional;
-    scene.variational.contact.frictional = euler.frictional;
-  }
-  if (auto x = node.find("friction_model")) {
-    euler.friction_model = read_friction_model(*x);
-    scene.impulse_velocity.friction_model = euler.friction_model;
-    scene.shake.friction_model = euler.friction_model;
-  }
-  if (auto x = node.find("impact_law"))
-    euler.impact_law = x->choice({"plastic", "restitution"}) == "plastic" ? ImpactLaw::plastic
-                                                                          : ImpactLaw::restitution;
   if (auto x = node.find("compatible")) read_compatible(*x, euler.frictional, euler.compatible);
-  // Dumont Sec. 2.1: theta in [1/2, 1]; e_t of eq. 20 in [0, 1].
-  // Krabbenhoft/NURBS chapter eq. 4.7: the same range, e = (1 - theta) / theta in [0, 1].
-  if (auto x = node.find("theta"))
-    scene.theta.theta = scene.variational.theta = x->in_range(0.5, 1.0);
-  // Contact stiffnesses k_N, k_T of eq. 4.8 (N/m per unit thickness), > 0, "inf" for rigid.
   if (auto x = node.find("k_n")) scene.variational.contact.stiffness.normal = read_stiffness(*x);
   if (auto x = node.find("k_t"))
     scene.variational.contact.stiffness.tangential = read_stiffness(*x);
-  if (auto x = node.find("tangential_restitution"))
-    scene.theta.tangential_restitution = x->in_range(0.0, 1.0);
-  // Preclik et al. Sec. 3.1: epsilon in [0, 1].
-  if (auto x = node.find("error_reduction"))
-    scene.impulse_velocity.error_reduction = x->in_range(0.0, 1.0);
-  // Kleinert et al. eq. 21: the linearized end-of-step gap below which RATTLE's velocity CCP
-  // holds a contact, m.
-  if (auto x = node.find("closed_gap")) scene.shake.closed_gap = x->non_negative();
   if (scene.scheme == Scheme::shake || scene.scheme == Scheme::rattle)
     scene.shake.scheme = scene.scheme == Scheme::shake ? ShakeScheme::shake : ShakeScheme::rattle;
+  check_options(node, integrator_table(), scene);
 }
 
 void read_dem(const Node& node, Scene& scene) {
-  node.expect_object(section_keys("dem"));
-  DemMaterialLaw& law = scene.dem.law;
-  if (auto x = node.find("law"))
-    law.law = x->choice({"hookean", "hertzian"}, "contact law") == "hookean" ? NormalLaw::hookean
-                                                                             : NormalLaw::hertzian;
-  if (auto x = node.find("damping_ratio")) law.damping_ratio = x->non_negative();
-  if (auto x = node.find("tangential")) law.tangential = x->boolean();
-  if (auto x = node.find("tangential_stiffness_ratio"))
-    law.tangential_stiffness_ratio = x->non_negative();
-  if (auto x = node.find("tangential_damping_ratio"))
-    law.tangential_damping_ratio = x->non_negative();
+  read_options(node, dem_table(), scene);
   if (auto x = node.find("time_step")) {
     scene.dem_time_step_auto = x->value().is_string();
     if (scene.dem_time_step_auto && x->string() != "auto") x->fail_type("a number > 0 or \"auto\"");
     if (!scene.dem_time_step_auto) scene.dem.time_step = x->positive();
   }
-  if (auto x = node.find("skin")) scene.dem.skin = x->non_negative();
-  if (auto x = node.find("duration")) scene.dem_duration = x->non_negative();
+  check_options(node, dem_table(), scene);
 }
 
 void read_collision(const Node& node, CollisionOptions& collision) {
-  node.expect_object(section_keys("collision"));
-  if (auto x = node.find("margin")) collision.margin = x->non_negative();
-  if (auto x = node.find("cell_size")) collision.cell_size = x->non_negative();
+  read_options(node, collision_table(), collision);
+  check_options(node, collision_table(), collision);
 }
 
 void read_contact_order(const Node& node, SolverOptions& options) {
@@ -291,7 +184,7 @@ void read_contact_order(const Node& node, SolverOptions& options) {
 // what each one reads) is an error naming it: it would be silently ignored.
 void check_solver_keys(const Node& node, const std::string& solver) {
   const std::vector<std::string> reads = solver_option_keys(solver);
-  for (const std::string& key : section_keys("solver")) {
+  for (const std::string& key : option_keys(solver_table(solver))) {
     if (key == "name" || key == "on_failure") continue;
     if (auto x = node.find(key); x && std::find(reads.begin(), reads.end(), key) == reads.end())
       x->fail("not read by solver \"" + solver + "\"; its keys are: " + join(reads));
@@ -300,17 +193,8 @@ void check_solver_keys(const Node& node, const std::string& solver) {
 
 // solver.nlgs: the options of Dumont's NLGS (nlgs_solver.hpp).
 void read_nlgs(const Node& node, NlgsOptions& nlgs) {
-  node.expect_object(section_keys("solver.nlgs"));
-  // alpha of rho = alpha rho_bar (Dumont Sec. 4); 0 takes the method's default.
-  if (auto x = node.find("alpha")) nlgs.rho_factor = x->non_negative();
-  if (auto x = node.find("stopping"))
-    nlgs.stopping = x->choice({"merit", "epsilon_glob"}) == "merit" ? NlgsStopping::merit
-                                                                    : NlgsStopping::epsilon_glob;
-  if (auto x = node.find("epsilon_glob_tolerance")) nlgs.epsilon_glob_tolerance = x->positive();
-  if (auto x = node.find("newton_tolerance")) nlgs.newton_tolerance = x->positive();
-  if (auto x = node.find("newton_max_iterations"))
-    nlgs.newton_max_iterations = static_cast<int>(x->integer(1, std::numeric_limits<int>::max()));
-  if (auto x = node.find("newton_line_search")) nlgs.newton_line_search = x->boolean();
+  read_options(node, nlgs_table(), nlgs);
+  check_options(node, nlgs_table(), nlgs);
 }
 
 // variational_theta solves with the conic QP core (variational_stepper.hpp): solver.name, if
@@ -322,8 +206,9 @@ void read_variational_solver(const Node& root, Scene& scene) {
   if (!section) return;
   if (auto x = section->find("name")) {
     if (scene.solver != "ipm" && scene.solver != "ipm-direct")
-      x->fail("scheme \"variational_theta\" solves with the interior point core: use "
-              "\"ipm-direct\" (default) or \"ipm\"");
+      x->fail(
+          "scheme \"variational_theta\" solves with the interior point core: use "
+          "\"ipm-direct\" (default) or \"ipm\"");
     ipm.backend = scene.solver == "ipm" ? conic::LinearBackend::conjugate_gradient
                                         : conic::LinearBackend::cholmod;
   }
@@ -332,53 +217,20 @@ void read_variational_solver(const Node& root, Scene& scene) {
 }
 
 void read_solver(const Node& node, Scene& scene) {
-  node.expect_object(section_keys("solver"));
-  SolverOptions& options = scene.solver_options;
+  if (!node.value().is_object()) node.fail_type("an object");
   if (auto x = node.find("name")) scene.solver = x->choice(solver_names(), "solver");
+  const OptionTable<Scene> table = solver_table(scene.solver);
+  read_options(node, table, scene);
   check_solver_keys(node, scene.solver);
   if (auto x = node.find("nlgs")) read_nlgs(*x, scene.nlgs);
-  if (auto x = node.find("tolerance")) options.tolerance = x->positive();
-  if (auto x = node.find("max_iterations"))
-    options.max_iterations = static_cast<int>(x->integer(1, std::numeric_limits<int>::max()));
-  if (auto x = node.find("warm_start")) options.warm_start = x->boolean();
-  if (auto x = node.find("relaxation")) {
-    options.relaxation = x->number();
-    // The maximum-dissipation solvers blend with the previous iterate (Preclik et al. Sec. 3.2)
-    // and take omega in (0, 1]; the projected ones over-relax up to 2.
-    const bool blend = scene.solver.rfind("md_", 0) == 0;
-    const double omega = options.relaxation;
-    if (!(omega > 0.0 && (blend ? omega <= 1.0 : omega < 2.0)))
-      x->fail("must lie in " + std::string(blend ? "(0, 1]" : "(0, 2)") + " for solver \"" +
-              scene.solver + "\", got " + format_number(options.relaxation));
-  }
-  if (auto x = node.find("order")) read_contact_order(*x, options);
-  if (auto x = node.find("seed")) options.seed = static_cast<unsigned>(x->integer(0, 4294967295L));
-  if (auto x = node.find("adaptive_restart")) options.adaptive_restart = x->boolean();
-  if (auto x = node.find("initial_lipschitz")) options.initial_lipschitz = x->non_negative();
-  if (auto x = node.find("check_every"))
-    options.check_every = static_cast<int>(x->integer(1, std::numeric_limits<int>::max()));
-  if (auto x = node.find("record_history")) options.record_history = x->boolean();
-  if (auto x = node.find("divergence_factor")) {
-    options.divergence_factor = x->number();
-    if (!(options.divergence_factor > 1.0))
-      x->fail("must be > 1, got " + format_number(options.divergence_factor));
-  }
-  if (auto x = node.find("on_failure"))
-    scene.on_solver_failure = x->choice({"warn", "stop"}) == "warn" ? SolverFailurePolicy::warn
-                                                                    : SolverFailurePolicy::stop;
+  if (auto x = node.find("order")) read_contact_order(*x, scene.solver_options);
+  check_options(node, table, scene, " for solver \"" + scene.solver + "\"");
 }
 
 void read_output(const Node& node, OutputOptions& output) {
-  node.expect_object(section_keys("output"));
-  if (auto x = node.find("directory")) {
-    output.directory = x->string();
-    if (output.directory.empty()) x->fail("must not be empty");
-  }
-  if (auto x = node.find("every")) output.every = x->integer(1);
-  if (auto x = node.find("csv")) output.csv = x->boolean();
-  if (auto x = node.find("vtk")) output.vtk = x->boolean();
-  if (auto x = node.find("progress")) output.progress = x->boolean();
-  if (auto x = node.find("checkpoint_every")) output.checkpoint_every = x->integer(0);
+  read_options(node, output_table(), output);
+  if (auto x = node.find("directory"); x && output.directory.empty()) x->fail("must not be empty");
+  check_options(node, output_table(), output);
 }
 
 // duration / time_step rounded up, to the nearest integer when it is one up to rounding
@@ -522,7 +374,7 @@ class ErrorLocator final : public nlohmann::json_sax<json> {
 
 }  // namespace
 
-std::vector<SceneSection> scene_option_keys() { return option_sections(); }
+std::vector<SceneSection> scene_option_keys() { return scene_sections(); }
 
 std::vector<std::string> scheme_names() {
   return {"semi_implicit_euler", "theta", "impulse_velocity", "dem", "shake", "rattle",
@@ -612,11 +464,11 @@ DemRun dem_run(const Scene& scene) {
 
 Scene parse_scene(const nlohmann::json& document, const std::string& source_name) {
   const Node root(document, "", source_name);
-  root.expect_object(section_keys(""));
-  if (auto x = root.find("description")) x->string();
-
   Scene scene;
   scene.source = source_name;
+  read_options(root, top_level_table(), scene);  // time_step: the other keys are read below
+  check_options(root, top_level_table(), scene);
+  if (auto x = root.find("description")) x->string();
   World& world = scene.world;
   Context context;
   if (auto x = root.find("dimension")) {
@@ -625,7 +477,6 @@ Scene parse_scene(const nlohmann::json& document, const std::string& source_name
   }
   world.dimension = context.dimension;
   if (auto x = root.find("gravity")) world.gravity = read_point(*x, context);
-  if (auto x = root.find("time_step")) scene.semi_implicit_euler.time_step = x->positive();
   scene.theta.time_step = scene.impulse_velocity.time_step = scene.shake.time_step =
       scene.variational.time_step = scene.time_step();
   scene.steps = read_step_count(root, scene.time_step());

@@ -1,15 +1,10 @@
 #include "scene_reader.hpp"
 
-#include <array>
-#include <charconv>
+#include "moreau/core/option_table.hpp"
 
 namespace moreau::scene_io {
 
-std::string format_number(double value) {
-  std::array<char, 32> buffer{};
-  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-  return std::string(buffer.data(), result.ptr);
-}
+std::string format_number(double value) { return shortest_text(value); }
 
 std::string describe(const json& value) {
   switch (value.type()) {

@@ -10,11 +10,11 @@
 #include "moreau/dem/dem_stepper.hpp"
 #include "moreau/integrator/impulse_velocity_stepper.hpp"
 #include "moreau/integrator/semi_implicit_euler.hpp"
-#include "moreau/integrator/theta_stepper.hpp"
 #include "moreau/integrator/shake_stepper.hpp"
-#include "moreau/variational/variational_stepper.hpp"
+#include "moreau/integrator/theta_stepper.hpp"
 #include "moreau/model/world.hpp"
 #include "moreau/simulation/observers.hpp"
+#include "moreau/variational/variational_stepper.hpp"
 
 namespace moreau {
 
@@ -42,13 +42,20 @@ enum class Scheme {
 };
 std::vector<std::string> scheme_names();  // in the order above
 
-// The keys each option section of a scene file accepts, by JSON path ("" is the top level;
-// "integrator", "integrator.compatible", "solver", "solver.nlgs", "collision", "output",
-// "dem"). The parser reads exactly these; docs/scene-format.md documents each in the table of
-// its section (scene_test checks both ways).
+// The option sections of a scene file, by JSON path ("" is the top level; "integrator",
+// "integrator.compatible", "dem", "collision", "solver", "solver.nlgs", "output"), each with
+// its keys as its option table declares them (src/io/scene_schema.cpp): the parser reads
+// exactly these, and docs/scene-format.md documents each key in the table of its section with
+// this type, unit and default (scene_test compares them; `moreau schema` prints the rows).
+struct SceneOption {
+  std::string key;
+  std::string type;           // "number in (0, 2)", "integer >= 1", "bool", "`\"a\"` or `\"b\"`"
+  std::string unit;           // "m", "s", "" (dimensionless or not a quantity)
+  std::string default_value;  // as the docs write it ("1e-8", "`\"pgs\"`", "" for none)
+};
 struct SceneSection {
   std::string path;
-  std::vector<std::string> keys;
+  std::vector<SceneOption> options;
 };
 std::vector<SceneSection> scene_option_keys();
 
