@@ -233,7 +233,7 @@ BOOST_AUTO_TEST_CASE(settings_reach_the_step_options_and_the_world) {
   BOOST_TEST((scene.semi_implicit_euler.impact_law == ImpactLaw::restitution));
   BOOST_TEST(scene.semi_implicit_euler.collision.margin == 0.01);
   BOOST_TEST(scene.semi_implicit_euler.collision.cell_size == 0.5);
-  const SolverOptions& solver = scene.solver_options;
+  const PgsOptions& solver = std::get<PgsOptions>(scene.solver_options);
   BOOST_TEST(solver.tolerance == 1e-6);
   BOOST_TEST(solver.max_iterations == 50);
   BOOST_TEST(!solver.warm_start);
@@ -985,8 +985,9 @@ BOOST_AUTO_TEST_CASE(keys_a_scheme_or_solver_does_not_read_are_errors) {
   document["solver"] = {{"name", "nlgs-eal"},
                         {"nlgs", {{"alpha", 0.5}, {"stopping", "epsilon_glob"}}}};
   const Scene scene = parse_scene(document, "scene.json");
-  BOOST_TEST(scene.nlgs.rho_factor == 0.5);
-  BOOST_TEST((scene.nlgs.stopping == NlgsStopping::epsilon_glob));
+  const NlgsOptions& nlgs = std::get<NlgsOptions>(scene.solver_options);
+  BOOST_TEST(nlgs.rho_factor == 0.5);
+  BOOST_TEST((nlgs.stopping == NlgsStopping::epsilon_glob));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

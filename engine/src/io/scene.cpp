@@ -155,48 +155,6 @@ void read_collision(const Node& node, CollisionOptions& collision) {
   check_options(node, collision_table(), collision);
 }
 
-void read_contact_order(const Node& node, SolverOptions& options) {
-  if (node.value().is_array()) {
-    const std::vector<Node> entries = node.elements();
-    const long n = static_cast<long>(entries.size());
-    std::vector<bool> used(entries.size(), false);
-    for (const Node& entry : entries) {
-      const long i = entry.integer(0, n - 1);
-      if (used[i])
-        entry.fail("contact " + std::to_string(i) +
-                   " appears twice; a custom order must be a permutation of 0 .. " +
-                   std::to_string(n - 1));
-      used[i] = true;
-      options.custom_order.push_back(static_cast<int>(i));
-    }
-    options.order = ContactOrder::custom;
-    return;
-  }
-  if (!node.value().is_string())
-    node.fail_type("\"natural\", \"reverse\", \"random\" or an array (a permutation)");
-  const std::string text = node.choice({"natural", "reverse", "random"});
-  options.order = text == "natural"   ? ContactOrder::natural
-                  : text == "reverse" ? ContactOrder::reverse
-                                      : ContactOrder::random;
-}
-
-// A key of the solver section that the chosen solver does not read (the registry's table of
-// what each one reads) is an error naming it: it would be silently ignored.
-void check_solver_keys(const Node& node, const std::string& solver) {
-  const std::vector<std::string> reads = solver_option_keys(solver);
-  for (const std::string& key : option_keys(solver_table(solver))) {
-    if (key == "name" || key == "on_failure") continue;
-    if (auto x = node.find(key); x && std::find(reads.begin(), reads.end(), key) == reads.end())
-      x->fail("not read by solver \"" + solver + "\"; its keys are: " + join(reads));
-  }
-}
-
-// solver.nlgs: the options of Dumont's NLGS (nlgs_solver.hpp).
-void read_nlgs(const Node& node, NlgsOptions& nlgs) {
-  read_options(node, nlgs_table(), nlgs);
-  check_options(node, nlgs_table(), nlgs);
-}
-
 // variational_theta solves with the conic QP core (variational_stepper.hpp): solver.name, if
 // given, picks its back-end (ipm-direct, the default, or ipm for CG); solver.tolerance and
 // solver.max_iterations (Newton steps) set the core's.
@@ -212,19 +170,21 @@ void read_variational_solver(const Node& root, Scene& scene) {
     ipm.backend = scene.solver == "ipm" ? conic::LinearBackend::conjugate_gradient
                                         : conic::LinearBackend::cholmod;
   }
-  if (section->has("tolerance")) ipm.tolerance = scene.solver_options.tolerance;
-  if (section->has("max_iterations")) ipm.max_newton_steps = scene.solver_options.max_iterations;
+  const SolverOptions common = common_options(scene.solver_options);
+  if (section->has("tolerance")) ipm.tolerance = common.tolerance;
+  if (section->has("max_iterations")) ipm.max_newton_steps = common.max_iterations;
 }
 
 void read_solver(const Node& node, Scene& scene) {
-  if (!node.value().is_object()) node.fail_type("an object");
-  if (auto x = node.find("name")) scene.solver = x->choice(solver_names(), "solver");
-  const OptionTable<Scene> table = solver_table(scene.solver);
-  read_options(node, table, scene);
-  check_solver_keys(node, scene.solver);
-  if (auto x = node.find("nlgs")) read_nlgs(*x, scene.nlgs);
-  if (auto x = node.find("order")) read_contact_order(*x, scene.solver_options);
-  check_options(node, table, scene, " for solver \"" + scene.solver + "\"");
+  std::vector<std::string> keys;
+  for (const SceneOption& option : solver_section()) keys.push_back(option.key);
+  node.expect_object(keys);
+  if (auto x = node.find("name")) {
+    scene.solver = x->choice(solver_names(), "solver");
+    scene.solver_options = default_solver_options(scene.solver);
+  }
+  read_fields(node, solver_policy_table(), scene);
+  read_solver_options(node, scene.solver, scene.solver_options);
 }
 
 void read_output(const Node& node, OutputOptions& output) {
@@ -385,12 +345,19 @@ std::string to_string(Scheme scheme) { return scheme_names()[static_cast<std::si
 
 double Scene::time_step() const { return semi_implicit_euler.time_step; }
 
+void Scene::set_solver(const std::string& name) {
+  if (name == solver) return;
+  AnySolverOptions options = default_solver_options(name);
+  set_common_options(options, common_options(solver_options));
+  solver = name;
+  solver_options = std::move(options);
+}
+
 std::unique_ptr<ContactSolver> make_scene_solver(const Scene& scene) {
-  if (scene.solver.rfind("nlgs-", 0) != 0) return make_solver(scene.solver, scene.solver_options);
-  NlgsOptions nlgs = scene.nlgs;
+  AnySolverOptions options = scene.solver_options;
   // eps_glob with forces r / dt, as Dumont writes it (nlgs_solver.hpp).
-  nlgs.time_step = scene.time_step();
-  return make_nlgs_solver(scene.solver, scene.solver_options, nlgs);
+  if (auto* nlgs = std::get_if<NlgsOptions>(&options)) nlgs->time_step = scene.time_step();
+  return make_solver(scene.solver, options);
 }
 
 std::unique_ptr<Stepper> make_stepper(Scene& scene) {

@@ -1,5 +1,7 @@
 #include "scene_schema.hpp"
 
+#include <set>
+#include <type_traits>
 #include <utility>
 
 #include "moreau/registry/solver_registry.hpp"
@@ -275,63 +277,145 @@ const OptionTable<NlgsOptions>& nlgs_table() {
   return table;
 }
 
-OptionTable<Scene> solver_table(const std::string& solver) {
-  const auto number = [](std::string key, auto member, Bounds bounds) {
-    return accessed_option<Scene, double>(
-        std::move(key),
-        {[member](const Scene& s) { return s.solver_options.*member; },
-         [member](Scene& s, double x) { s.solver_options.*member = x; }},
-        bounds);
-  };
-  const auto integer = [](std::string key, auto member, Bounds bounds) {
-    OptionField<Scene> field = accessed_option<Scene, long>(
-        std::move(key),
-        {[member](const Scene& s) { return static_cast<long>(s.solver_options.*member); },
-         [member](Scene& s, long x) {
-           s.solver_options.*member =
-               static_cast<std::decay_t<decltype(s.solver_options.*member)>>(x);
-         }},
-        bounds);
-    return field;
-  };
-  const auto flag = [](std::string key, bool SolverOptions::*member) {
-    return accessed_option<Scene, bool>(
-        std::move(key), {[member](const Scene& s) { return s.solver_options.*member; },
-                         [member](Scene& s, bool x) { s.solver_options.*member = x; }});
-  };
-  // The maximum-dissipation solvers blend with the previous iterate (Preclik et al. Sec. 3.2)
-  // and take omega in (0, 1]; the projected ones over-relax up to 2.
-  const bool blend = solver.rfind("md_", 0) == 0;
-  OptionField<Scene> relaxation = number("relaxation", &SolverOptions::relaxation,
-                                         blend ? Bounds::left_open(0, 1) : Bounds::open(0, 2));
-  relaxation.type_text = "number in (0, 2); (0, 1] for `md_*`";
-  OptionField<Scene> seed = integer("seed", &SolverOptions::seed, Bounds::none());
-  seed.integer_min = 0;
-  seed.integer_max = 4294967295L;
-  seed.type_text = "integer in [0, 2^32)";
-  return {
-      custom_option<Scene>("name", "string", "`\"pgs\"`"),
-      number("tolerance", &SolverOptions::tolerance, Bounds::above(0)),
-      integer("max_iterations", &SolverOptions::max_iterations, Bounds::at_least(1)),
-      flag("warm_start", &SolverOptions::warm_start),
-      relaxation,
-      custom_option<Scene>("order", "`\"natural\"`, `\"reverse\"`, `\"random\"` or an array",
-                           "`\"natural\"`"),
-      seed,
-      flag("adaptive_restart", &SolverOptions::adaptive_restart),
-      number("initial_lipschitz", &SolverOptions::initial_lipschitz, Bounds::at_least(0)),
-      integer("check_every", &SolverOptions::check_every, Bounds::at_least(1)),
-      flag("record_history", &SolverOptions::record_history),
-      number("divergence_factor", &SolverOptions::divergence_factor, Bounds::above(1)),
-      accessed_option<Scene, std::string>(
-          "on_failure",
-          enum_access<Scene>(
-              std::vector<std::pair<std::string, SolverFailurePolicy>>{
-                  {"warn", SolverFailurePolicy::warn}, {"stop", SolverFailurePolicy::stop}},
-              [](auto& s) -> auto& { return s.on_solver_failure; }),
-          {}, "", {"warn", "stop"}),
-      custom_option<Scene>("nlgs", "object", ""),
-  };
+namespace {
+
+// The solver section's keys of one solver's options struct, with their bounds: the common
+// ones, then what the struct adds (it holds only what its solver reads).
+template <class O>
+OptionTable<O> make_solver_table() {
+  OptionTable<O> table{
+      number_option<O>("tolerance", &O::tolerance, Bounds::above(0)),
+      integer_option<O, int>("max_iterations", &O::max_iterations, Bounds::at_least(1)),
+      bool_option<O>("warm_start", &O::warm_start),
+      bool_option<O>("record_history", &O::record_history)};
+  if constexpr (std::is_base_of_v<IterativeSolverOptions, O>)
+    table.push_back(integer_option<O, int>("check_every", &O::check_every, Bounds::at_least(1)));
+  if constexpr (requires { &O::divergence_factor; })
+    table.push_back(number_option<O>("divergence_factor", &O::divergence_factor, Bounds::above(1)));
+  if constexpr (requires { &O::relaxation; }) {
+    // The maximum-dissipation solvers blend with the previous iterate (Preclik et al. Sec.
+    // 3.2) and take omega in (0, 1]; the projected ones over-relax up to 2.
+    constexpr bool blend = std::is_same_v<O, MdGaussSeidelOptions> ||
+                           std::is_same_v<O, MdJacobiOptions> || std::is_same_v<O, MdBlendOptions>;
+    table.push_back(number_option<O>("relaxation", &O::relaxation,
+                                     blend ? Bounds::left_open(0, 1) : Bounds::open(0, 2)));
+    table.back().type_text = "number in (0, 2); (0, 1] for `md_*`";
+  }
+  if constexpr (std::is_base_of_v<ContactOrderOptions, O>) {
+    table.push_back(custom_option<O>(
+        "order", "`\"natural\"`, `\"reverse\"`, `\"random\"` or an array", "`\"natural\"`"));
+    OptionField<O> seed = integer_option<O, unsigned>("seed", &O::seed, Bounds::none());
+    seed.type_text = "integer in [0, 2^32)";
+    table.push_back(seed);
+  }
+  if constexpr (std::is_same_v<O, ApgdOptions>) {
+    table.push_back(bool_option<O>("adaptive_restart", &O::adaptive_restart));
+    table.push_back(
+        number_option<O>("initial_lipschitz", &O::initial_lipschitz, Bounds::at_least(0)));
+  }
+  if constexpr (std::is_same_v<O, NlgsOptions>)
+    table.push_back(custom_option<O>("nlgs", "object", ""));
+  return table;
+}
+
+template <class Options>
+const OptionTable<Options>& solver_options_table() {
+  static const OptionTable<Options> table = make_solver_table<Options>();
+  return table;
+}
+
+// solver.order: a word or a permutation of the contacts.
+void read_contact_order(const Node& node, ContactOrderOptions& options) {
+  if (node.value().is_array()) {
+    const std::vector<Node> entries = node.elements();
+    const long n = static_cast<long>(entries.size());
+    std::vector<bool> used(entries.size(), false);
+    for (const Node& entry : entries) {
+      const long i = entry.integer(0, n - 1);
+      if (used[i])
+        entry.fail("contact " + std::to_string(i) +
+                   " appears twice; a custom order must be a permutation of 0 .. " +
+                   std::to_string(n - 1));
+      used[i] = true;
+      options.custom_order.push_back(static_cast<int>(i));
+    }
+    options.order = ContactOrder::custom;
+    return;
+  }
+  if (!node.value().is_string())
+    node.fail_type("\"natural\", \"reverse\", \"random\" or an array (a permutation)");
+  const std::string text = node.choice({"natural", "reverse", "random"});
+  options.order = text == "natural"   ? ContactOrder::natural
+                  : text == "reverse" ? ContactOrder::reverse
+                                      : ContactOrder::random;
+}
+
+// A key of the solver section that the chosen solver's options struct does not hold is an
+// error naming it: it would be silently ignored.
+template <class Options>
+void reject_unread_keys(const Node& node, const std::string& solver,
+                        const OptionTable<Options>& table) {
+  const std::vector<std::string> reads = option_keys(table);
+  for (const SceneOption& key : solver_section()) {
+    if (key.key == "name" || key.key == "on_failure") continue;
+    const std::optional<Node> x = node.find(key.key);
+    if (x && std::find(reads.begin(), reads.end(), key.key) == reads.end())
+      x->fail("not read by solver \"" + solver + "\"; its keys are: " + join(reads));
+  }
+}
+
+}  // namespace
+
+const OptionTable<Scene>& solver_policy_table() {
+  static const OptionTable<Scene> table{accessed_option<Scene, std::string>(
+      "on_failure",
+      enum_access<Scene>(
+          std::vector<std::pair<std::string, SolverFailurePolicy>>{
+              {"warn", SolverFailurePolicy::warn}, {"stop", SolverFailurePolicy::stop}},
+          [](auto& s) -> auto& { return s.on_solver_failure; }),
+      {}, "", {"warn", "stop"})};
+  return table;
+}
+
+void read_solver_options(const Node& node, const std::string& solver, AnySolverOptions& options) {
+  std::visit(
+      [&](auto& o) {
+        using O = std::decay_t<decltype(o)>;
+        const OptionTable<O>& table = solver_options_table<O>();
+        reject_unread_keys(node, solver, table);
+        read_fields(node, table, o);
+        if constexpr (std::is_same_v<O, NlgsOptions>) {
+          // solver.nlgs: the options of Dumont's NLGS (nlgs_solver.hpp).
+          if (const std::optional<Node> x = node.find("nlgs")) {
+            read_options(*x, nlgs_table(), o);
+            check_options(*x, nlgs_table(), o);
+          }
+        }
+        if constexpr (std::is_base_of_v<ContactOrderOptions, O>)
+          if (const std::optional<Node> x = node.find("order")) read_contact_order(*x, o);
+        check_options(node, table, o, " for solver \"" + solver + "\"");
+      },
+      options);
+}
+
+const std::vector<SceneOption>& solver_section() {
+  static const std::vector<SceneOption> rows = [] {
+    std::vector<SceneOption> out{{"name", "string", "", "`\"pgs\"`"}};
+    std::set<std::string> seen{"name"};
+    const auto add = [&](const auto& table) {
+      for (const auto& field : table)
+        if (seen.insert(field.key).second)
+          out.push_back(
+              {field.key, option_type_text(field), field.unit, option_default_text(field)});
+    };
+    add(solver_options_table<IpmOptions>());
+    add(solver_options_table<PgsOptions>());
+    add(solver_options_table<ApgdOptions>());
+    add(solver_options_table<NlgsOptions>());
+    add(solver_policy_table());
+    return out;
+  }();
+  return rows;
 }
 
 const OptionTable<OutputOptions>& output_table() {
@@ -372,7 +456,7 @@ std::vector<SceneSection> scene_sections() {
           section("integrator.compatible", compatible_table()),
           section("dem", dem_table()),
           section("collision", collision_table()),
-          section("solver", solver_table("pgs")),
+          SceneSection{"solver", solver_section()},
           section("solver.nlgs", nlgs_table()),
           section("output", output_table())};
 }

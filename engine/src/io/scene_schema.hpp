@@ -21,8 +21,13 @@ const OptionTable<Scene>& integrator_table();  // several schemes' options (Scen
 const OptionTable<CompatibleOptions>& compatible_table();
 const OptionTable<Scene>& dem_table();
 const OptionTable<CollisionOptions>& collision_table();
-// name, on_failure, nlgs and the SolverOptions; relaxation within the bounds of `solver`.
-OptionTable<Scene> solver_table(const std::string& solver);
+// The solver section: name, on_failure and every solver's options struct's keys (each
+// struct's table in scene_schema.cpp; a key the chosen solver's struct lacks is an error).
+const std::vector<SceneOption>& solver_section();
+const OptionTable<Scene>& solver_policy_table();  // on_failure
+// The solver section's keys (not name and on_failure) into `options`, the struct of
+// `solver`, bounds checked, naming the solver.
+void read_solver_options(const Node& node, const std::string& solver, AnySolverOptions& options);
 const OptionTable<NlgsOptions>& nlgs_table();
 const OptionTable<OutputOptions>& output_table();
 
@@ -31,11 +36,9 @@ std::vector<SceneSection> scene_sections();
 
 // Reads the keys of the object `node` that `table` can read into `target`: the JSON type is
 // checked here (number, integer the member can hold, bool, one of the choices), the bounds
-// are not (check_options). Custom fields are left to the caller. A key outside the table is
-// an error listing the table's keys.
+// are not (check_options). Custom fields are left to the caller.
 template <class Options>
-void read_options(const Node& node, const OptionTable<Options>& table, Options& target) {
-  node.expect_object(option_keys(table));
+void read_fields(const Node& node, const OptionTable<Options>& table, Options& target) {
   for (const OptionField<Options>& field : table) {
     const std::optional<Node> x = node.find(field.key);
     if (!x) continue;
@@ -54,6 +57,13 @@ void read_options(const Node& node, const OptionTable<Options>& table, Options& 
         },
         field.value);
   }
+}
+
+// read_fields of an object whose keys must all be the table's.
+template <class Options>
+void read_options(const Node& node, const OptionTable<Options>& table, Options& target) {
+  node.expect_object(option_keys(table));
+  read_fields(node, table, target);
 }
 
 // The bounds of the table's fields in `target` (check_bounds), an error naming the JSON path

@@ -13,6 +13,7 @@
 #include "moreau/integrator/shake_stepper.hpp"
 #include "moreau/integrator/theta_stepper.hpp"
 #include "moreau/model/world.hpp"
+#include "moreau/registry/solver_registry.hpp"
 #include "moreau/simulation/observers.hpp"
 #include "moreau/variational/variational_stepper.hpp"
 
@@ -72,9 +73,10 @@ struct Scene {
   // solver.tolerance and solver.max_iterations as the Newton steps).
   VariationalOptions variational;
   std::string solver = "pgs";  // contact solver of the CD schemes (solver.name)
-  SolverOptions solver_options;
-  NlgsOptions nlgs;  // solver.nlgs, for the nlgs-* solvers (method from the name)
-  long steps = 0;    // number of time steps to run
+  // Its options struct (solver and solver.nlgs): default_solver_options(solver) with the
+  // scene's keys. set_solver changes both.
+  AnySolverOptions solver_options = default_solver_options("pgs");
+  long steps = 0;  // number of time steps to run
   // Read (and checked) whatever the scheme, so that `moreau run --scheme dem` can switch.
   DemOptions dem;
   bool dem_time_step_auto = true;      // dem.time_step from the stability estimate at run time
@@ -84,6 +86,10 @@ struct Scene {
   std::string source;  // file name (or the name given to parse_scene), used in messages
 
   double time_step() const;  // of the contact-dynamics schemes (scene key time_step), s
+  // Another contact solver (`moreau run --solver`): its options struct with its defaults and
+  // the scene's common options (tolerance, max_iterations, warm_start, record_history); the
+  // scene's own solver keeps all its options.
+  void set_solver(const std::string& name);
 };
 
 // Reads and parses a scene file. Throws InputError naming the file, the JSON path and the
