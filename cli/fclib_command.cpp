@@ -34,24 +34,28 @@ struct SolveArguments {
 
 // The solver of `fclib solve`: the registry's, or an NLGS with the --nlgs-* options (an error
 // naming the option for any other solver).
-std::unique_ptr<ContactSolver> make_fclib_solver(const SolveArguments& arguments,
-                                                 const SolverOptions& options) {
-  const bool nlgs = arguments.solver.rfind("nlgs-", 0) == 0;
+std::unique_ptr<ContactSolver> make_fclib_solver(const SolveArguments& arguments) {
+  AnySolverOptions options = default_solver_options(arguments.solver);
+  SolverOptions common;
+  common.tolerance = arguments.tolerance;
+  common.max_iterations = arguments.max_iterations;
+  common.record_history = false;
+  set_common_options(options, common);
+  NlgsOptions* settings = std::get_if<NlgsOptions>(&options);
   const bool nlgs_options = arguments.nlgs_alpha || arguments.nlgs_newton_tolerance ||
                             arguments.nlgs_newton_max_iterations || arguments.nlgs_no_line_search;
-  if (!nlgs && nlgs_options)
+  if (!settings && nlgs_options)
     throw InputError("--nlgs-*: options of the nlgs-* solvers, not of \"" + arguments.solver +
                      "\"");
-  if (!nlgs) return make_solver(arguments.solver, options);
-  NlgsOptions settings;
-  if (arguments.nlgs_alpha) settings.rho_factor = *arguments.nlgs_alpha;
-  if (arguments.nlgs_newton_tolerance) settings.newton_tolerance = *arguments.nlgs_newton_tolerance;
-  if (arguments.nlgs_newton_max_iterations)
-    settings.newton_max_iterations = *arguments.nlgs_newton_max_iterations;
-  settings.newton_line_search = !arguments.nlgs_no_line_search;
-  auto solver = make_nlgs_solver(arguments.solver, options, settings);
-  if (!solver) return make_solver(arguments.solver, options);  // unknown name: its error
-  return solver;
+  if (settings) {
+    if (arguments.nlgs_alpha) settings->rho_factor = *arguments.nlgs_alpha;
+    if (arguments.nlgs_newton_tolerance)
+      settings->newton_tolerance = *arguments.nlgs_newton_tolerance;
+    if (arguments.nlgs_newton_max_iterations)
+      settings->newton_max_iterations = *arguments.nlgs_newton_max_iterations;
+    settings->newton_line_search = !arguments.nlgs_no_line_search;
+  }
+  return make_solver(arguments.solver, options);
 }
 
 // Runs a command, turning its exceptions into the exit codes of main.cpp (2 bad input,
@@ -105,11 +109,7 @@ void solve(const SolveArguments& arguments) {
   const fclib::LocalProblem& local = reduction ? reduction->local() : *file.local;
   const fclib::LocalSystem system(local);
 
-  SolverOptions options;
-  options.tolerance = arguments.tolerance;
-  options.max_iterations = arguments.max_iterations;
-  options.record_history = false;
-  const auto solver = make_fclib_solver(arguments, options);
+  const auto solver = make_fclib_solver(arguments);
   VecX r = VecX::Zero(local.q.size());
   const SolverStats stats = solver->solve(system.problem(), r);
 

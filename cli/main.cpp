@@ -67,6 +67,8 @@ int main(int argc, char** argv) {
   check->add_option("SCENE", check_path, "Scene file (JSON)")->required();
 
   CLI::App* solvers = app.add_subcommand("solvers", "List the contact solvers by name");
+  CLI::App* schema = app.add_subcommand(
+      "schema", "Print every scene key with its type, unit and default (docs/scene-format.md)");
   moreau::cli::add_fclib_command(app);
 
   try {
@@ -80,6 +82,7 @@ int main(int argc, char** argv) {
     if (*run) moreau::cli::run_scene(scene_path, overrides);
     if (*check) moreau::cli::check_scene(check_path);
     if (*solvers) moreau::cli::list_solvers();
+    if (*schema) moreau::cli::print_schema();
   } catch (const moreau::InputError& e) {
     std::cerr << "moreau: error: " << e.what() << '\n';
     return 2;

@@ -35,7 +35,7 @@ void write_summary(const std::filesystem::path& path, const Scene& scene, const 
   const bool variational = scene.scheme == Scheme::variational_theta;
   const std::string variational_solver =
       scene.variational.interior_point.backend == conic::LinearBackend::cholmod ? "ipm-direct"
-                                                                                 : "ipm";
+                                                                                : "ipm";
   nlohmann::json summary = {
       {"scene", scene.source},
       {"status", outcome.status},
@@ -45,9 +45,10 @@ void write_summary(const std::filesystem::path& path, const Scene& scene, const 
       // A DEM run has no contact solver.
       {"solver", cd ? nlohmann::json(variational ? variational_solver : scene.solver)
                     : nlohmann::json(nullptr)},
-      {"tolerance", cd ? nlohmann::json(variational ? scene.variational.interior_point.tolerance
-                                                    : scene.solver_options.tolerance)
-                       : nlohmann::json(nullptr)},
+      {"tolerance",
+       cd ? nlohmann::json(variational ? scene.variational.interior_point.tolerance
+                                       : common_options(scene.solver_options).tolerance)
+          : nlohmann::json(nullptr)},
       {"compatible", compatible},
       {"time_step", stepper.time_step()},
       {"steps_requested", outcome.steps_requested},
@@ -194,7 +195,7 @@ void apply_overrides(Scene& scene, const RunOverrides& overrides) {
       throw InputError("--solver: unknown solver \"" + *overrides.solver +
                        "\"; known solvers: " + known);
     }
-    scene.solver = *overrides.solver;
+    scene.set_solver(*overrides.solver);
   }
   if (overrides.steps) {
     if (*overrides.steps < 0)
@@ -298,7 +299,7 @@ void check_scene(const std::string& scene_path) {
     if (body.motion == Motion::fixed) ++fixed;
   }
   const long prescribed = static_cast<long>(world.bodies.size()) - dynamic - fixed;
-  const SolverOptions& solver = scene.solver_options;
+  const SolverOptions solver = common_options(scene.solver_options);
   std::cout << scene.source << ": valid\n"
             << "  " << static_cast<int>(world.dimension) << "D world, " << world.bodies.size()
             << " bodies (" << dynamic << " dynamic, " << fixed << " fixed, " << prescribed
@@ -326,6 +327,17 @@ void check_scene(const std::string& scene_path) {
 
 void list_solvers() {
   for (const std::string& name : solver_names()) std::cout << name << '\n';
+}
+
+void print_schema() {
+  for (const SceneSection& section : scene_option_keys()) {
+    std::cout << "## " << (section.path.empty() ? "top level" : section.path)
+              << "\n| key | type | unit | default |\n|---|---|---|---|\n";
+    for (const SceneOption& option : section.options)
+      std::cout << "| `" << option.key << "` | " << option.type << " | " << option.unit << " | "
+                << option.default_value << " |\n";
+    std::cout << '\n';
+  }
 }
 
 }  // namespace moreau::cli

@@ -32,5 +32,7 @@ void check_scene(const std::string& scene_path);
 
 // `moreau solvers`: the solver names, one per line.
 void list_solvers();
+// The scene's option tables as the first four columns of the tables of docs/scene-format.md.
+void print_schema();
 
 }  // namespace moreau::cli

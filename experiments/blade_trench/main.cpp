@@ -116,7 +116,7 @@ RunResult run_dem(const TrenchConfig& c, double density, const fs::path& packing
 
 RunResult run_shake(const TrenchConfig& c, double density, const fs::path& packing,
                     const RunSpec& spec, double h, const std::string& solver,
-                    const SolverOptions& options, const fs::path& snapshot) {
+                    const AnySolverOptions& options, const fs::path& snapshot) {
   World world = trench_world(c.geometry, density, kBladeSpeed, packing);
   ShakeOptions shake;
   shake.time_step = h;
@@ -417,7 +417,7 @@ std::vector<ToleranceResult> run_tolerances(const TrenchConfig& config, const St
                                             const fs::path& dir) {
   std::vector<ToleranceResult> ipm;
   for (const ToleranceRun& t : config.ipm) {
-    SolverOptions o;
+    IpmOptions o;
     o.tolerance = t.tolerance;
     o.max_iterations = 200;  // Newton steps
     o.warm_start = false;
@@ -446,7 +446,7 @@ std::vector<RunResult> run_pgj(const TrenchConfig& config, const Start& start,
        {std::tuple{kPgjStep, config.pgj_duration, std::string("PGJ h=1e-3")},
         std::tuple{kCdStep, config.pgj_coarse_duration, std::string("PGJ h=1e-2")}}) {
     if (!(duration > 0.0)) continue;
-    SolverOptions o;
+    PgjOptions o;
     o.tolerance = 1e-12;  // below reach: every step runs its 2,000 iterations, as published
     o.max_iterations = kPgjIterations;
     // The merit only decides the stop, which never comes: checking it once, at the end,

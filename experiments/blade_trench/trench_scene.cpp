@@ -84,7 +84,7 @@ long settle(World& world, const TrenchGeometry& g, double top) {
   options.time_step = kSettleStep;
   // The margin covers one step's approach at the largest fall speed.
   options.collision.margin = std::max(0.5 * kMeanRadius, 1.2 * kSettleStep * fall_speed);
-  SolverOptions solver;
+  ApgdOptions solver;
   solver.tolerance = kSettleTolerance;
   solver.max_iterations = kSettleIterations;
   solver.record_history = false;

@@ -189,13 +189,17 @@ CdRun run_cd(int base, Variant variant, const std::string& solver, long steps, d
   options.time_step = kCdTimeStep;
   options.frictional = false;
   options.collision.margin = 0.1 * kRadius;  // nearest neighbours only (next ones are 0.41 d away)
-  SolverOptions solver_options;
-  solver_options.tolerance = tolerance;
-  solver_options.max_iterations = 200000;
-  solver_options.record_history = false;
-  solver_options.warm_start = setting.warm_start;
-  solver_options.order = setting.order;
-  solver_options.seed = setting.seed;
+  SolverOptions common;
+  common.tolerance = tolerance;
+  common.max_iterations = 200000;
+  common.record_history = false;
+  common.warm_start = setting.warm_start;
+  AnySolverOptions solver_options = default_solver_options(solver, common);
+  // The visiting order is PGS's (APGD has none).
+  if (auto* pgs = std::get_if<PgsOptions>(&solver_options)) {
+    pgs->order = setting.order;
+    pgs->seed = setting.seed;
+  }
   SemiImplicitEulerStepper stepper(world, options, make_solver(solver, solver_options));
   CdRun run;
   const auto start = Clock::now();

@@ -200,11 +200,12 @@ Run run_solver(const Problem& problem, const std::string& solver_name, double to
   run.tolerance = tolerance;
   run.max_iterations = max_iterations;
   const ConeProblem& cone = problem.system->problem();
-  SolverOptions options;
-  options.tolerance = tolerance;
-  options.max_iterations = max_iterations;
-  options.record_history = false;
-  if (solver_name == "pgj") options.relaxation = kPgjRelaxation;
+  SolverOptions common;
+  common.tolerance = tolerance;
+  common.max_iterations = max_iterations;
+  common.record_history = false;
+  AnySolverOptions options = default_solver_options(solver_name, common);
+  if (auto* pgj = std::get_if<PgjOptions>(&options)) pgj->relaxation = kPgjRelaxation;
   VecX r;
   try {
     const auto solver = make_solver(solver_name, options);

@@ -87,11 +87,15 @@ Outcome run_classic(const std::string& method, const std::string& solver, Contac
   // Margin of half a disk radius: the three supports are in the problem from the first step,
   // so their number and order (pair order: support 0, 1, 2) never change.
   options.collision.margin = 0.5 * kDiskRadius;
-  SolverOptions solver_options;
-  solver_options.tolerance = 1e-10;
-  solver_options.max_iterations = 100000;
-  solver_options.order = order;
-  if (order == ContactOrder::custom) solver_options.custom_order = {1, 0, 2};  // middle first
+  SolverOptions common;
+  common.tolerance = 1e-10;
+  common.max_iterations = 100000;
+  AnySolverOptions solver_options = default_solver_options(solver, common);
+  // The visiting order is PGS's (APGD runs in natural order).
+  if (auto* pgs = std::get_if<PgsOptions>(&solver_options)) {
+    pgs->order = order;
+    if (order == ContactOrder::custom) pgs->custom_order = {1, 0, 2};  // middle first
+  }
   options.compatible.enabled = true;
   options.compatible.law = ContactLaw::hookean;
   SemiImplicitEulerStepper stepper(world, options, make_solver(solver, solver_options));

@@ -456,15 +456,17 @@ SteppingRun run_stepping(const std::string& model, double mu, std::ofstream& out
   options.time_step = kTimeStep;
   options.error_reduction = kErrorReduction;
   options.collision.margin = kContactMargin;
-  SolverOptions solver_options;
-  solver_options.tolerance = 1e-12;
-  solver_options.max_iterations = 100000;
+  const auto limits = [](auto solver_options) {
+    solver_options.tolerance = 1e-12;
+    solver_options.max_iterations = 100000;
+    return solver_options;
+  };
   std::unique_ptr<ContactSolver> solver;
   if (model == "max_dissipation") {
-    solver = std::make_unique<MaxDissipationGaussSeidel>(solver_options);
+    solver = std::make_unique<MaxDissipationGaussSeidel>(limits(MdGaussSeidelOptions{}));
   } else {
     options.friction_model = FrictionModel::coulomb;
-    solver = std::make_unique<ProjectedGaussSeidel>(solver_options);
+    solver = std::make_unique<ProjectedGaussSeidel>(limits(PgsOptions{}));
   }
   ImpulseVelocityStepper stepper(world, options, std::move(solver));
   SteppingRun run{model, mu, 0.0, true};
@@ -557,7 +559,7 @@ void run_timing(const ExperimentArguments& args, const Scale& scale, ExperimentR
     return minimize_by_sampling(p, 2048).x.x();
   });
   // PGS sees each problem as a one-contact ConeProblem, built before the clock starts.
-  SolverOptions options;
+  PgsOptions options;
   options.tolerance = 1e-10;
   options.max_iterations = 100000;
   options.record_history = false;

@@ -166,7 +166,7 @@ Pile initial_pile(int spheres) {
 }
 
 std::unique_ptr<ContactSolver> settle_solver() {
-  SolverOptions options;
+  ApgdOptions options;
   options.tolerance = kSettleTolerance;
   options.max_iterations = kSettleIterations;
   options.record_history = false;
@@ -276,7 +276,7 @@ MeasuredProblem measured_problem(const Pile& pile) {
   ShakeOptions options;
   options.time_step = kMeasureStep;
   options.collision.margin = kPotentialContactDistance;
-  SolverOptions cheap;  // the stepper's own solve is not used: one iteration
+  PgjOptions cheap;  // the stepper's own solve is not used: one iteration
   cheap.max_iterations = 1;
   cheap.record_history = false;
   ShakeStepper stepper(world, options, make_solver("pgj", cheap));
@@ -364,7 +364,7 @@ const std::string kErrorSuffix = " [error]";
 struct SolverSpec {
   std::string label;
   std::string name;
-  SolverOptions options;
+  AnySolverOptions options;
   bool paper_error = false;  // IPM: stop on and record kleinert_error (the paper's error)
 };
 
@@ -381,7 +381,7 @@ std::unique_ptr<ContactSolver> make_spec_solver(const SolverSpec& spec) {
   InteriorPointSolverOptions ipm;
   if (spec.name == "ipm-direct") ipm.backend = conic::LinearBackend::cholmod;
   ipm.stop_on_paper_error = true;
-  return std::make_unique<InteriorPointSolver>(spec.options, ipm);
+  return std::make_unique<InteriorPointSolver>(std::get<IpmOptions>(spec.options), ipm);
 }
 
 // PGJ's paper's error(gamma, u) over its iterations: PGJ keeps no state but r, so a run
@@ -395,10 +395,12 @@ SolverRun paper_error_run(const ConeProblem& problem, const SolverSpec& spec,
   SolverRun run;
   run.label = spec.label + kErrorSuffix;
   run.impulses = VecX::Zero(problem.size());
-  SolverOptions options = spec.options;
-  options.warm_start = true;
-  options.record_history = false;
-  options.tolerance = 0.0;
+  AnySolverOptions options = spec.options;
+  SolverOptions common = common_options(options);
+  common.warm_start = true;
+  common.record_history = false;
+  common.tolerance = 0.0;
+  const int max_iterations = common.max_iterations;
   VecX u(problem.size());
   int done = 0;
   const auto record = [&] {
@@ -409,10 +411,10 @@ SolverRun paper_error_run(const ConeProblem& problem, const SolverSpec& spec,
     run.checkpoint_seconds.push_back(done * seconds_per_iteration);
   };
   record();
-  while (done < spec.options.max_iterations) {
-    const int next =
-        std::min(spec.options.max_iterations, std::max(done + 1, static_cast<int>(done * 1.06)));
-    options.max_iterations = next - done;
+  while (done < max_iterations) {
+    const int next = std::min(max_iterations, std::max(done + 1, static_cast<int>(done * 1.06)));
+    common.max_iterations = next - done;
+    set_common_options(options, common);
     make_solver(spec.name, options)->solve(problem, run.impulses);
     done = next;
     record();
@@ -434,12 +436,17 @@ std::vector<SolverSpec> solver_specs(bool full) {
   std::vector<SolverSpec> specs;
   const auto add = [&](const std::string& label, const std::string& name, int iterations,
                        double relaxation) {
-    SolverOptions o;
-    o.tolerance = 1e-4;  // below the tightest tolerance of Fig. 7 (5e-4)
-    o.max_iterations = iterations;
-    o.record_history = true;
-    o.warm_start = false;
-    o.relaxation = relaxation;
+    SolverOptions common;
+    common.tolerance = 1e-4;  // below the tightest tolerance of Fig. 7 (5e-4)
+    common.max_iterations = iterations;
+    common.record_history = true;
+    common.warm_start = false;
+    AnySolverOptions o = default_solver_options(name, common);
+    std::visit(
+        [relaxation](auto& options) {
+          if constexpr (requires { options.relaxation; }) options.relaxation = relaxation;
+        },
+        o);
     specs.push_back({label, name, o});
   };
   // Iteration caps (README.md): what this shared 2-core machine can run (PGJ on the largest
@@ -456,7 +463,9 @@ std::vector<SolverSpec> solver_specs(bool full) {
   for (const std::string& name : known)
     if (is_ipm(name) && has(name)) {
       add((name == "ipm" ? "IPM" : "IPM-direct") + kErrorSuffix, name, 200, 1.0);
-      specs.back().options.tolerance = 1e-6;
+      SolverOptions common = common_options(specs.back().options);
+      common.tolerance = 1e-6;
+      set_common_options(specs.back().options, common);
       specs.back().paper_error = true;
     }
   return specs;

@@ -138,9 +138,8 @@ struct Outcome {
 };
 
 std::unique_ptr<NlgsSolver> make_nlgs(LocalMethod method, double alpha, const Settings& s) {
-  SolverOptions options;
-  options.max_iterations = kMaxIterations;
   NlgsOptions nlgs;
+  nlgs.max_iterations = kMaxIterations;
   nlgs.method = method;
   nlgs.rho_factor = alpha;
   nlgs.stopping = NlgsStopping::epsilon_glob;
@@ -148,7 +147,7 @@ std::unique_ptr<NlgsSolver> make_nlgs(LocalMethod method, double alpha, const Se
   nlgs.time_step = s.time_step;  // eps_glob with forces, as Dumont
   nlgs.newton_tolerance = s.newton_tolerance;
   nlgs.newton_line_search = s.newton_line_search;
-  return std::make_unique<NlgsSolver>(options, nlgs);
+  return std::make_unique<NlgsSolver>(nlgs);
 }
 
 ThetaOptions theta_options(const Settings& s) {

@@ -90,12 +90,11 @@ Outcome run(const Scene& scene, LocalMethod method, double alpha,
     body.inertia_body = disk.inertia * (body.mass / disk.mass);
   }
   const long steps = scene.steps;
-  NlgsOptions nlgs = scene.nlgs;
+  NlgsOptions nlgs = std::get<NlgsOptions>(scene.solver_options);
   nlgs.method = method;
   nlgs.rho_factor = alpha;
   nlgs.time_step = scene.time_step();  // eps_glob with forces, as Dumont
-  ThetaStepper stepper(world, scene.theta,
-                       std::make_unique<NlgsSolver>(scene.solver_options, nlgs));
+  ThetaStepper stepper(world, scene.theta, std::make_unique<NlgsSolver>(nlgs));
 
   Outcome out;
   out.method = method;
@@ -199,7 +198,8 @@ int main(int argc, char** argv) {
     convergence.precision(12);
     convergence << "method,step,iteration,motion,projection,bipotential,penetration,epsilon_glob\n";
 
-    int worst_newton_iterations = 0, best_standard_iterations = scene.solver_options.max_iterations;
+    int worst_newton_iterations = 0,
+        best_standard_iterations = common_options(scene.solver_options).max_iterations;
     for (const Outcome& o : outcomes) {
       const std::string m = o.label;
       write_trajectory(trajectory, m, o);

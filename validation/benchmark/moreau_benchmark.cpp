@@ -515,15 +515,22 @@ json bench_solvers(const Settings& settings) {
               "seconds");
   for (const char* solver_name : {"pgs", "pgj", "apgd"}) {
     const std::string name = solver_name;
-    moreau::SolverOptions options;
-    options.tolerance = 0.0;
-    options.max_iterations = iterations;
-    options.check_every = iterations;  // one merit evaluation, at the end
-    options.record_history = false;
-    options.warm_start = false;
-    options.divergence_factor = 1e300;
-    if (name == "pgj") options.relaxation = 0.3;
-    const std::unique_ptr<moreau::ContactSolver> solver = moreau::make_solver(name, options);
+    moreau::AnySolverOptions any = moreau::default_solver_options(name);
+    std::visit(
+        [&](auto& options) {
+          options.tolerance = 0.0;
+          options.max_iterations = iterations;
+          options.record_history = false;
+          options.warm_start = false;
+          // pgs, pgj and apgd: one merit evaluation, at the end.
+          if constexpr (requires { options.check_every; }) {
+            options.check_every = iterations;
+            options.divergence_factor = 1e300;
+          }
+        },
+        any);
+    if (auto* pgj = std::get_if<moreau::PgjOptions>(&any)) pgj->relaxation = 0.3;
+    const std::unique_ptr<moreau::ContactSolver> solver = moreau::make_solver(name, any);
     // PGS is serial: its rate is measured once.
     const std::vector<int> thread_counts =
         name == "pgs" ? std::vector<int>{settings.threads.back()} : settings.threads;

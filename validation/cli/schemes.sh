@@ -46,6 +46,19 @@ message=$("$moreau" check "$work/wrong.json" 2>&1) || status=$?
 test "$status" -eq 2 || { echo "a theta key under semi_implicit_euler was accepted"; exit 1; }
 echo "$message" | grep -q 'integrator.theta: not read by scheme "semi_implicit_euler"' ||
   { echo "unexpected message: $message"; exit 1; }
+# A bound that depends on the solver (md_gs blends with omega in (0, 1]) is checked once, at
+# load time: `moreau check` refuses the scene with the same message as `moreau run`, naming the
+# file, the key, the value and the interval.
+sed 's/"name": "md_gs",/"name": "md_gs", "relaxation": 1.5,/' "$scenes/painleve_rod.json" \
+  > "$work/omega.json"
+expected='omega.json: solver.relaxation: 1.5 is outside (0, 1] for solver "md_gs"'
+for command in "check" "run -q -o $work/omega"; do
+  status=0
+  message=$("$moreau" $command "$work/omega.json" 2>&1) || status=$?
+  test "$status" -eq 2 || { echo "moreau $command accepted md_gs relaxation 1.5 ($status)"; exit 1; }
+  echo "$message" | grep -qF "$expected" ||
+    { echo "moreau $command: unexpected message: $message"; exit 1; }
+done
 # Checkpoint and restart: the theta scheme keeps no state between steps (NLGS starts from r = 0),
 # so 1000 steps, a checkpoint and 1000 more give the uninterrupted run's state bit for bit.
 sed 's/"output": {"every": 10/"output": {"checkpoint_every": 1000, "every": 10/' \

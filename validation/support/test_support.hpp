@@ -13,14 +13,22 @@
 
 namespace moreau::test {
 
-// Semi-implicit Euler options together with the contact solver the test runs them with.
+// Semi-implicit Euler options together with the contact solver the test runs them with: its
+// common options, and the relaxation of the solvers that take one (pgs, pgj, md_*).
 struct EulerSetup : SemiImplicitEulerOptions {
   std::string solver = "pgs";
   SolverOptions solver_options;
+  double relaxation = 1.0;
 };
 
 inline std::unique_ptr<ContactSolver> solver_of(const EulerSetup& setup) {
-  return make_solver(setup.solver, setup.solver_options);
+  AnySolverOptions options = default_solver_options(setup.solver, setup.solver_options);
+  std::visit(
+      [&setup](auto& o) {
+        if constexpr (requires { o.relaxation; }) o.relaxation = setup.relaxation;
+      },
+      options);
+  return make_solver(setup.solver, options);
 }
 
 // A world with gravity -g e_y, one friction coefficient for every pair and a fixed floor

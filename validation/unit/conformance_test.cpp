@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,7 @@ test::EulerSetup setup(const std::string& solver) {
   s.solver_options.warm_start = false;
   s.solver_options.record_history = false;
   const bool jacobi = solver == "pgj" || solver == "md_jacobi" || solver == "md_blend";
-  if (jacobi) s.solver_options.relaxation = 0.3;
+  if (jacobi) s.relaxation = 0.3;
   return s;
 }
 
@@ -90,24 +91,36 @@ BOOST_AUTO_TEST_CASE(every_registered_solver_solves_the_shared_problems) {
   }
 }
 
-// The registry's table of the options each solver reads: every registered solver has one, its
-// keys are keys of the scene's solver section, and the common ones are in all of them.
-BOOST_AUTO_TEST_CASE(every_registered_solver_names_the_options_it_reads) {
-  std::vector<std::string> scene_keys;
-  for (const SceneSection& section : scene_option_keys())
-    if (section.path == "solver") scene_keys = section.keys;
-  BOOST_TEST_REQUIRE(!scene_keys.empty());
+// Every registered solver takes its own options struct: the registry's default one makes the
+// solver, another solver's struct is refused naming the one it takes, and a scene naming the
+// solver loads with the common keys into that struct.
+BOOST_AUTO_TEST_CASE(every_registered_solver_takes_its_own_options_struct) {
   for (const std::string& solver : solver_names()) {
     BOOST_TEST_CONTEXT("solver " << solver) {
-      const std::vector<std::string> keys = solver_option_keys(solver);
-      for (const char* common : {"tolerance", "max_iterations", "warm_start", "record_history"})
-        BOOST_TEST((std::find(keys.begin(), keys.end(), common) != keys.end()), common);
-      for (const std::string& key : keys)
-        BOOST_TEST((std::find(scene_keys.begin(), scene_keys.end(), key) != scene_keys.end()), key);
+      const AnySolverOptions options = default_solver_options(solver);
+      BOOST_TEST(make_solver(solver, options)->name() == solver);
+      const AnySolverOptions other =
+          solver == "pgs" ? AnySolverOptions(ApgdOptions{}) : AnySolverOptions(PgsOptions{});
+      try {
+        make_solver(solver, other);
+        BOOST_ERROR("another solver's options were accepted");
+      } catch (const InputError& e) {
+        BOOST_TEST(std::string(e.what()).find("takes " + options_type_name(options)) !=
+                   std::string::npos);
+      }
+      const nlohmann::json document = {
+          {"time_step", 0.001},
+          {"steps", 1},
+          {"solver",
+           {{"name", solver}, {"tolerance", 1e-9}, {"max_iterations", 50}, {"warm_start", false}}}};
+      const Scene scene = parse_scene(document, "scene.json");
+      BOOST_TEST(options_type_name(scene.solver_options) == options_type_name(options));
+      BOOST_TEST(common_options(scene.solver_options).max_iterations == 50);
+      BOOST_TEST(common_options(scene.solver_options).tolerance == 1e-9);
     }
   }
-  BOOST_CHECK_THROW(solver_option_keys("nlgs-xyz"), InputError);
-  BOOST_CHECK_THROW(solver_option_keys("no_such_solver"), InputError);
+  BOOST_CHECK_THROW(default_solver_options("nlgs-xyz"), InputError);
+  BOOST_CHECK_THROW(make_solver("no_such_solver"), InputError);
 }
 
 }  // namespace

@@ -286,7 +286,7 @@ ColumnMatrix from_triplets(int rows, int columns,
 // Solves a reduced problem with PGS to 1e-12 and returns r.
 VecX solve_reduced(const LocalProblem& local) {
   const LocalSystem system(local);
-  moreau::SolverOptions options;
+  moreau::PgsOptions options;
   options.tolerance = 1e-12;
   options.max_iterations = 1000;
   const auto solver = moreau::make_solver("pgs", options);
@@ -439,7 +439,8 @@ Outcome solve(const LocalProblem& local, const std::string& solver_name, int max
   options.max_iterations = max_iterations;
   options.record_history = false;
   options.tolerance = 1e-10;
-  const auto solver = moreau::make_solver(solver_name, options);
+  const auto solver =
+      moreau::make_solver(solver_name, moreau::default_solver_options(solver_name, options));
   VecX r = VecX::Zero(local.q.size());
   const moreau::SolverStats stats = solver->solve(system.problem(), r);
   Outcome outcome{solver_name, stats.iterations, natural_map_merit(local, r), false};

@@ -575,8 +575,10 @@ TestContactProblem random_contact_problem(unsigned seed, int contacts, int rows,
   return test;
 }
 
-SolverOptions tight(double tolerance) {
-  SolverOptions options;
+// The common options of a tight solve, in the options struct O of the solver.
+template <class O = IpmOptions>
+O tight(double tolerance) {
+  O options;
   options.tolerance = tolerance;
   options.warm_start = false;
   return options;
@@ -645,7 +647,7 @@ BOOST_AUTO_TEST_CASE(agrees_with_apgd) {
                        Case{2, 0.5, FrictionModel::convex_relaxation, 1e-8},
                        Case{3, 0.3, FrictionModel::coulomb, 1e-8}}) {
     TestContactProblem test = random_contact_problem(40 + c.rows, 10, c.rows, c.mu_max, c.model);
-    SolverOptions apgd_options = tight(1e-10);
+    ApgdOptions apgd_options = tight<ApgdOptions>(1e-10);
     apgd_options.max_iterations = 200000;
     VecX r_apgd;
     const SolverStats apgd = Apgd(apgd_options).solve(test.problem, r_apgd);

@@ -702,15 +702,19 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(block_solvers)
 
-// md_gs, md_jacobi (relaxation omega) and md_blend with two ranges (relaxation omega).
+// md_gs (no relaxation), md_jacobi (relaxation omega) and md_blend with two ranges
+// (relaxation omega).
 std::unique_ptr<ContactSolver> make_block_solver(int which, double omega) {
-  SolverOptions options;
-  options.tolerance = 1e-12;
-  options.max_iterations = 5000;
-  if (which == 0) return std::make_unique<MaxDissipationGaussSeidel>(options);
-  options.relaxation = omega;
-  if (which == 1) return std::make_unique<MaxDissipationJacobi>(options);
-  return std::make_unique<MaxDissipationBlend>(options, 2);
+  const auto limits = [](auto options, double relaxation) {
+    options.tolerance = 1e-12;
+    options.max_iterations = 5000;
+    options.relaxation = relaxation;
+    return options;
+  };
+  if (which == 0)
+    return std::make_unique<MaxDissipationGaussSeidel>(limits(MdGaussSeidelOptions{}, 1.0));
+  if (which == 1) return std::make_unique<MaxDissipationJacobi>(limits(MdJacobiOptions{}, omega));
+  return std::make_unique<MaxDissipationBlend>(limits(MdBlendOptions{}, omega), 2);
 }
 
 BOOST_AUTO_TEST_CASE(one_contact_is_solved_exactly_in_one_iteration) {
@@ -829,11 +833,16 @@ BOOST_AUTO_TEST_CASE(residual_is_zero_at_the_solution_and_positive_away_from_it)
 }
 
 BOOST_AUTO_TEST_CASE(over_relaxation_and_empty_partitions_are_rejected) {
-  SolverOptions options;
-  options.relaxation = 1.5;
-  BOOST_CHECK_THROW(MaxDissipationGaussSeidel{options}, InputError);
-  BOOST_CHECK_THROW(MaxDissipationJacobi{options}, InputError);
-  BOOST_CHECK_THROW(MaxDissipationBlend(SolverOptions{}, 0), InputError);
+  MdGaussSeidelOptions gauss_seidel;
+  gauss_seidel.relaxation = 1.5;
+  BOOST_CHECK_THROW(MaxDissipationGaussSeidel{gauss_seidel}, InputError);
+  MdJacobiOptions jacobi;
+  jacobi.relaxation = 1.5;
+  BOOST_CHECK_THROW(MaxDissipationJacobi{jacobi}, InputError);
+  MdBlendOptions blend;
+  blend.relaxation = 1.5;
+  BOOST_CHECK_THROW(MaxDissipationBlend(blend, 2), InputError);
+  BOOST_CHECK_THROW(MaxDissipationBlend(MdBlendOptions{}, 0), InputError);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

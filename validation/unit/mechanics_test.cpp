@@ -70,7 +70,7 @@ test::EulerSetup step_options(const std::string& solver, bool frictional, double
   options.solver_options.tolerance = kSolverTolerance;
   options.solver_options.record_history = false;
   options.solver_options.max_iterations = solver == "pgj" ? 200000 : 20000;
-  if (solver == "pgj") options.solver_options.relaxation = 0.4;
+  if (solver == "pgj") options.relaxation = 0.4;
   return options;
 }
 

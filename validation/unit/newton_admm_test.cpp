@@ -157,7 +157,7 @@ BOOST_AUTO_TEST_CASE(random_problems_with_chosen_solutions_against_apgd) {
       VecX admm_r = VecX::Zero(test.problem.size());
       const SolverStats admm = Admm(tight_admm_options()).solve(test.problem, admm_r);
       check_solved(admm, test, admm_r, 1e-6);
-      SolverOptions apgd_options;
+      ApgdOptions apgd_options;
       apgd_options.tolerance = kTight;
       apgd_options.max_iterations = 200000;
       VecX apgd_r = VecX::Zero(test.problem.size());
@@ -249,7 +249,6 @@ BOOST_AUTO_TEST_CASE(options_name_the_bad_field) {
 }
 
 BOOST_AUTO_TEST_CASE(registry_makes_both) {
-  SolverOptions options;
-  BOOST_TEST(make_solver("newton", options)->name() == "newton");
-  BOOST_TEST(make_solver("admm", options)->name() == "admm");
+  BOOST_TEST(make_solver("newton")->name() == "newton");
+  BOOST_TEST(make_solver("admm")->name() == "admm");
 }

@@ -430,13 +430,12 @@ BOOST_DATA_TEST_CASE(nlgs_reaches_tolerance_and_coulomb_law_holds_on_point_mass_
   const TestProblem test = random_problem(30, rows, false, 500u + rows);
   BOOST_TEST_REQUIRE(Eigen::SelfAdjointEigenSolver<MatX>(test.dense).eigenvalues().minCoeff() >
                      0.0);
-  SolverOptions options;
-  options.tolerance = 1e-10;
-  options.max_iterations = 20000;
-  options.warm_start = false;
   NlgsOptions nlgs;
+  nlgs.tolerance = 1e-10;
+  nlgs.max_iterations = 20000;
+  nlgs.warm_start = false;
   nlgs.method = method;
-  const NlgsSolver solver(options, nlgs);
+  const NlgsSolver solver(nlgs);
   VecX r;
   const NlgsStats stats = solver.solve_with_terms(test.problem, r);
   BOOST_TEST(stats.common.converged, to_string(stats.common.termination)
@@ -446,7 +445,7 @@ BOOST_DATA_TEST_CASE(nlgs_reaches_tolerance_and_coulomb_law_holds_on_point_mass_
   // The merit the solver reports is the suite's merit of its final r (up to the round-off of
   // tracking W r through the sweeps, relative to |q| which normalises it).
   BOOST_TEST(std::abs(stats.common.merit - merit(test.problem, r)) <= 1e-13);
-  check_coulomb_law(test.problem, r, options.tolerance);
+  check_coulomb_law(test.problem, r, nlgs.tolerance);
   BOOST_TEST(stats.history.size() == static_cast<std::size_t>(stats.common.iterations) + 1);
 }
 
@@ -459,34 +458,32 @@ BOOST_DATA_TEST_CASE(nlgs_reaches_tolerance_and_coulomb_law_holds_on_rotating_sp
   const TestProblem test = random_problem(30, rows, true, 700u + rows);
   BOOST_TEST_REQUIRE(Eigen::SelfAdjointEigenSolver<MatX>(test.dense).eigenvalues().minCoeff() >
                      0.0);
-  SolverOptions options;
-  options.tolerance = 1e-10;
-  options.max_iterations = 50000;
-  options.warm_start = false;
-  options.record_history = false;
   NlgsOptions nlgs;
+  nlgs.tolerance = 1e-10;
+  nlgs.max_iterations = 50000;
+  nlgs.warm_start = false;
+  nlgs.record_history = false;
   nlgs.method = method;
   if (method == LocalMethod::sbp || method == LocalMethod::sal) nlgs.rho_factor = 0.5;
-  const NlgsSolver solver(options, nlgs);
+  const NlgsSolver solver(nlgs);
   VecX r;
   const SolverStats stats = solver.solve(test.problem, r);
   BOOST_TEST(stats.converged, to_string(stats.termination)
                                   << " after " << stats.iterations << ", merit " << stats.merit);
-  check_coulomb_law(test.problem, r, options.tolerance);
+  check_coulomb_law(test.problem, r, nlgs.tolerance);
 }
 
 // Stopping on eps_glob (eq. 37): the final value is below the tolerance, is the sum of its four
 // terms, and the motion term vanishes for SBP and SAL (their velocity is always the motion's).
 BOOST_DATA_TEST_CASE(epsilon_glob_stop_reports_its_four_terms, bdata::make(kMethods), method) {
   const TestProblem test = random_problem(20, 3, false, 900u);
-  SolverOptions options;
-  options.max_iterations = 20000;
-  options.warm_start = false;
   NlgsOptions nlgs;
+  nlgs.max_iterations = 20000;
+  nlgs.warm_start = false;
   nlgs.method = method;
   nlgs.stopping = NlgsStopping::epsilon_glob;
   nlgs.epsilon_glob_tolerance = 1e-9;
-  const NlgsSolver solver(options, nlgs);
+  const NlgsSolver solver(nlgs);
   VecX r;
   const NlgsStats stats = solver.solve_with_terms(test.problem, r);
   BOOST_TEST_REQUIRE(stats.common.converged);
@@ -502,23 +499,22 @@ BOOST_DATA_TEST_CASE(epsilon_glob_stop_reports_its_four_terms, bdata::make(kMeth
 }
 
 BOOST_AUTO_TEST_CASE(factory_names_and_option_validation) {
-  SolverOptions options;
   for (const std::string& name : nlgs_solver_names()) {
-    const auto solver = make_nlgs_solver(name, options);
+    const auto solver = make_nlgs_solver(name);
     BOOST_TEST_REQUIRE(solver != nullptr);
     BOOST_TEST(solver->name() == name);
   }
-  BOOST_TEST(make_nlgs_solver("pgs", options) == nullptr);
-  BOOST_TEST(make_nlgs_solver("nlgs-xyz", options) == nullptr);
-  SolverOptions relaxed;
-  relaxed.relaxation = 0.5;
-  BOOST_CHECK_THROW(NlgsSolver(relaxed, NlgsOptions{}), InputError);
+  BOOST_TEST(make_nlgs_solver("pgs") == nullptr);
+  BOOST_TEST(make_nlgs_solver("nlgs-xyz") == nullptr);
   NlgsOptions bad;
   bad.newton_max_iterations = 0;
-  BOOST_CHECK_THROW(NlgsSolver(options, bad), InputError);
+  BOOST_CHECK_THROW(NlgsSolver{bad}, InputError);
   bad = NlgsOptions{};
   bad.rho_factor = -1.0;
-  BOOST_CHECK_THROW(NlgsSolver(options, bad), InputError);
+  BOOST_CHECK_THROW(NlgsSolver{bad}, InputError);
+  bad = NlgsOptions{};
+  bad.check_every = 0;
+  BOOST_CHECK_THROW(NlgsSolver{bad}, InputError);
   BOOST_CHECK_THROW(local_method_from_string("pgs"), InputError);
 }
 
@@ -538,15 +534,14 @@ int add_sphere(World& world, double radius, const Vec3& position, const Vec3& ve
 }
 
 std::unique_ptr<ContactSolver> nlgs_solver(LocalMethod method, double dt) {
-  SolverOptions options;
-  options.max_iterations = 5000;
-  options.record_history = false;
   NlgsOptions nlgs;
+  nlgs.max_iterations = 5000;
+  nlgs.record_history = false;
   nlgs.method = method;
   nlgs.stopping = NlgsStopping::epsilon_glob;
   nlgs.epsilon_glob_tolerance = 1e-12;
   nlgs.time_step = dt;
-  return std::make_unique<NlgsSolver>(options, nlgs);
+  return std::make_unique<NlgsSolver>(nlgs);
 }
 
 // With constant gravity the scheme gives v_k = v_0 - g k dt and

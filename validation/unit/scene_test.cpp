@@ -233,7 +233,7 @@ BOOST_AUTO_TEST_CASE(settings_reach_the_step_options_and_the_world) {
   BOOST_TEST((scene.semi_implicit_euler.impact_law == ImpactLaw::restitution));
   BOOST_TEST(scene.semi_implicit_euler.collision.margin == 0.01);
   BOOST_TEST(scene.semi_implicit_euler.collision.cell_size == 0.5);
-  const SolverOptions& solver = scene.solver_options;
+  const PgsOptions& solver = std::get<PgsOptions>(scene.solver_options);
   BOOST_TEST(solver.tolerance == 1e-6);
   BOOST_TEST(solver.max_iterations == 50);
   BOOST_TEST(!solver.warm_start);
@@ -356,10 +356,10 @@ BOOST_AUTO_TEST_CASE(negative_radius_and_mass_are_rejected) {
 BOOST_AUTO_TEST_CASE(impossible_parameters_are_rejected) {
   json document = base_scene();
   document["time_step"] = 0;
-  expect_error(document, {"scene.json: time_step: must be > 0, got 0"});
+  expect_error(document, {"scene.json: time_step: 0 is outside (0, inf)"});
   document = base_scene();
   document["solver"] = {{"tolerance", -1}};
-  expect_error(document, {"scene.json: solver.tolerance: must be > 0, got -1"});
+  expect_error(document, {"scene.json: solver.tolerance: -1 is outside (0, inf)"});
   document = base_scene();
   document.erase("steps");
   expect_error(document, {"scene.json: missing the run length"});
@@ -759,9 +759,9 @@ BOOST_AUTO_TEST_CASE(bad_method_compatible_and_dem_values_name_their_path) {
   document["integrator"] = {{"compatible", {{"enabled", true}}}};
   expect_error(document, {"scene.json: integrator.compatible.enabled:", "frictional"});
   document["integrator"] = {{"frictional", false}, {"compatible", {{"law", "linear"}}}};
-  expect_error(document, {"integrator.compatible.law: unknown contact law \"linear\""});
+  expect_error(document, {"integrator.compatible.law: unknown law \"linear\""});
   document["integrator"] = {{"frictional", false}, {"compatible", {{"max_outer_iterations", 0}}}};
-  expect_error(document, {"integrator.compatible.max_outer_iterations: must lie in [1"});
+  expect_error(document, {"integrator.compatible.max_outer_iterations: 0 is outside [1, inf)"});
   document["integrator"] = {{"frictional", false}, {"compatible", {{"tolerance", 1e-9}}}};
   expect_error(document, {"integrator.compatible.tolerance: unknown key"});
 
@@ -769,9 +769,9 @@ BOOST_AUTO_TEST_CASE(bad_method_compatible_and_dem_values_name_their_path) {
   document["dem"] = {{"time_step", "fast"}};
   expect_error(document, {"scene.json: dem.time_step: expected a number > 0 or \"auto\""});
   document["dem"] = {{"damping_ratio", -1}};
-  expect_error(document, {"dem.damping_ratio: must be >= 0, got -1"});
+  expect_error(document, {"dem.damping_ratio: -1 is outside [0, inf)"});
   document["dem"] = {{"law", "linear"}};
-  expect_error(document, {"dem.law: unknown contact law \"linear\"", "hookean, hertzian"});
+  expect_error(document, {"dem.law: unknown law \"linear\"", "hookean, hertzian"});
 
   document = base_scene();
   document["materials"] = json::array({{{"name", "glass"}, {"youngs_modulus", "soft"}}});
@@ -842,9 +842,25 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(schema)
 
-// The keys documented in the tables of docs/scene-format.md, by section: the backticked names
-// in the first cell of each table row under the heading of the section.
-std::map<std::string, std::set<std::string>> documented_keys() {
+// The rows of the tables of docs/scene-format.md, by section and key: the cells of the
+// columns "type", "unit" and "default" (trimmed), read by the table's header row.
+using DocumentedRows =
+    std::map<std::string, std::map<std::string, std::map<std::string, std::string>>>;
+
+std::vector<std::string> cells(const std::string& line) {
+  std::vector<std::string> out;
+  std::size_t start = 1;
+  for (std::size_t bar = line.find('|', start); bar != std::string::npos;
+       start = bar + 1, bar = line.find('|', start)) {
+    std::string cell = line.substr(start, bar - start);
+    cell.erase(0, cell.find_first_not_of(' '));
+    cell.erase(cell.find_last_not_of(' ') + 1);
+    out.push_back(cell);
+  }
+  return out;
+}
+
+DocumentedRows documented_rows() {
   const std::map<std::string, std::string> heading_to_path{
       {"## Top level", ""},
       {"## integrator", "integrator"},
@@ -856,8 +872,9 @@ std::map<std::string, std::set<std::string>> documented_keys() {
       {"## dem", "dem"}};
   std::ifstream in(kSourceRoot / "docs" / "scene-format.md");
   BOOST_REQUIRE(in);
-  std::map<std::string, std::set<std::string>> keys;
+  DocumentedRows rows;
   std::string line, section;
+  std::vector<std::string> header;
   bool inside = false;
   while (std::getline(in, line)) {
     if (line.rfind("#", 0) == 0) {
@@ -866,32 +883,63 @@ std::map<std::string, std::set<std::string>> documented_keys() {
       if (inside) section = it->second;
       continue;
     }
+    if (inside && line.rfind("| key |", 0) == 0) header = cells(line);
     if (!inside || line.rfind("| `", 0) != 0) continue;
-    const std::string cell = line.substr(1, line.find('|', 1) - 1);
-    for (std::size_t open = cell.find('`'); open != std::string::npos;
-         open = cell.find('`', cell.find('`', open + 1) + 1))
-      keys[section].insert(cell.substr(open + 1, cell.find('`', open + 1) - open - 1));
+    const std::vector<std::string> row = cells(line);
+    const std::string key = row[0].substr(1, row[0].find('`', 1) - 1);
+    for (std::size_t c = 1; c < header.size() && c < row.size(); ++c)
+      if (header[c] == "type" || header[c] == "unit" || header[c] == "default")
+        rows[section][key][header[c]] = row[c];
   }
-  return keys;
+  return rows;
 }
 
-// Every key the parser accepts is documented in its section, and every documented key is
-// one the parser accepts (docs/scene-format.md stays true to the parser).
-BOOST_AUTO_TEST_CASE(parsed_keys_are_the_documented_keys) {
-  const std::map<std::string, std::set<std::string>> documented = documented_keys();
+// Every key the parser accepts is documented in its section with the type (bounds), unit and
+// default of its option table, and every documented key is one the parser accepts
+// (docs/scene-format.md stays true to the parser; `moreau schema` prints the table's cells).
+BOOST_AUTO_TEST_CASE(documented_keys_types_units_and_defaults_are_the_parsed_ones) {
+  const DocumentedRows documented = documented_rows();
   const std::vector<SceneSection> sections = scene_option_keys();
   BOOST_TEST(documented.size() == sections.size());
   for (const SceneSection& section : sections) {
     const auto it = documented.find(section.path);
     BOOST_REQUIRE_MESSAGE(it != documented.end(), "no table for \"" << section.path << "\"");
-    const std::set<std::string> parsed(section.keys.begin(), section.keys.end());
-    for (const std::string& key : parsed)
-      BOOST_TEST(it->second.count(key) == 1u,
-                 "\"" << section.path << "\": " << key << " is parsed but not documented");
-    for (const std::string& key : it->second)
+    std::set<std::string> parsed;
+    for (const SceneOption& option : section.options) {
+      parsed.insert(option.key);
+      const auto row = it->second.find(option.key);
+      BOOST_TEST_CONTEXT("\"" << section.path << "\": " << option.key) {
+        BOOST_TEST_REQUIRE((row != it->second.end()), "parsed but not documented");
+        std::map<std::string, std::string> columns = row->second;
+        BOOST_TEST(columns["type"] == option.type);
+        BOOST_TEST(columns["unit"] == option.unit);
+        BOOST_TEST(columns["default"] == option.default_value);
+      }
+    }
+    for (const auto& [key, columns] : it->second)
       BOOST_TEST(parsed.count(key) == 1u,
                  "\"" << section.path << "\": " << key << " is documented but not parsed");
   }
+}
+
+// A bound is checked once, from the option table, after the section is read: the message
+// names the JSON path, the value and the interval.
+BOOST_AUTO_TEST_CASE(values_outside_their_bounds_name_path_value_and_interval) {
+  json document = base_scene();
+  document["collision"] = {{"margin", -0.5}};
+  expect_error(document, {"scene.json: collision.margin: -0.5 is outside [0, inf)"});
+  document = base_scene();
+  document["output"] = {{"every", 0}};
+  expect_error(document, {"scene.json: output.every: 0 is outside [1, inf)"});
+  document = base_scene();
+  document["solver"] = {{"name", "nlgs-eal"}, {"nlgs", {{"newton_tolerance", 0}}}};
+  expect_error(document, {"scene.json: solver.nlgs.newton_tolerance: 0 is outside (0, inf)"});
+  document = base_scene();
+  document["solver"] = {{"name", "pgs"}, {"relaxation", 2}};
+  expect_error(document, {"scene.json: solver.relaxation: 2 is outside (0, 2) for solver \"pgs\""});
+  // A wrong type is still reported as one, before any bound.
+  document["solver"] = {{"name", "pgs"}, {"relaxation", "fast"}};
+  expect_error(document, {"solver.relaxation: expected a number, got the string \"fast\""});
 }
 
 // A key that the chosen scheme or solver does not read is an error naming it, and a bound
@@ -904,9 +952,9 @@ BOOST_AUTO_TEST_CASE(keys_a_scheme_or_solver_does_not_read_are_errors) {
   document["integrator"] = {{"scheme", "theta"}, {"impact_law", "plastic"}};
   expect_error(document, {"integrator.impact_law: not read by scheme \"theta\""});
   document["integrator"] = {{"scheme", "theta"}, {"theta", 0.4}};
-  expect_error(document, {"integrator.theta: must lie in [0.5, 1]"});
+  expect_error(document, {"integrator.theta: 0.4 is outside [0.5, 1]"});
   document["integrator"] = {{"scheme", "impulse_velocity"}, {"error_reduction", 1.5}};
-  expect_error(document, {"integrator.error_reduction: must lie in [0, 1]"});
+  expect_error(document, {"integrator.error_reduction: 1.5 is outside [0, 1]"});
   document["integrator"] = {{"scheme", "rk4"}};
   expect_error(document, {"integrator.scheme: unknown scheme \"rk4\""});
   document = base_scene();
@@ -917,7 +965,7 @@ BOOST_AUTO_TEST_CASE(keys_a_scheme_or_solver_does_not_read_are_errors) {
   document = base_scene();
   document["solver"] = {{"name", "md_gs"}, {"relaxation", 1.5}};
   expect_error(document,
-               {"scene.json: solver.relaxation: must lie in (0, 1] for solver \"md_gs\""});
+               {"scene.json: solver.relaxation: 1.5 is outside (0, 1] for solver \"md_gs\""});
   document["solver"] = {{"name", "apgd"}, {"relaxation", 1.5}};
   expect_error(document, {"solver.relaxation: not read by solver \"apgd\"", "adaptive_restart"});
   document["solver"] = {{"name", "pgs"}, {"nlgs", {{"alpha", 0.5}}}};
@@ -933,12 +981,13 @@ BOOST_AUTO_TEST_CASE(keys_a_scheme_or_solver_does_not_read_are_errors) {
   document["solver"] = {{"name", "nlgs-sbp"}, {"relaxation", 1.2}};
   expect_error(document, {"solver.relaxation: not read by solver \"nlgs-sbp\"", "nlgs"});
   document["solver"] = {{"name", "nlgs-eal"}, {"nlgs", {{"stopping", "never"}}}};
-  expect_error(document, {"solver.nlgs.stopping: unknown value \"never\""});
+  expect_error(document, {"solver.nlgs.stopping: unknown stopping \"never\""});
   document["solver"] = {{"name", "nlgs-eal"},
                         {"nlgs", {{"alpha", 0.5}, {"stopping", "epsilon_glob"}}}};
   const Scene scene = parse_scene(document, "scene.json");
-  BOOST_TEST(scene.nlgs.rho_factor == 0.5);
-  BOOST_TEST((scene.nlgs.stopping == NlgsStopping::epsilon_glob));
+  const NlgsOptions& nlgs = std::get<NlgsOptions>(scene.solver_options);
+  BOOST_TEST(nlgs.rho_factor == 0.5);
+  BOOST_TEST((nlgs.stopping == NlgsStopping::epsilon_glob));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

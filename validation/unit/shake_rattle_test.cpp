@@ -46,12 +46,14 @@ struct OneThread {
 BOOST_TEST_GLOBAL_FIXTURE(OneThread);
 
 std::unique_ptr<ContactSolver> make(const std::string& name) {
-  SolverOptions options;
-  options.tolerance = kSolverTolerance;
-  options.record_history = false;
-  options.warm_start = false;
-  options.max_iterations = name == "pgj" ? 200000 : 20000;
-  if (name == "pgj") options.relaxation = 0.3;  // Jacobi splitting needs omega < 2 / lambda
+  SolverOptions common;
+  common.tolerance = kSolverTolerance;
+  common.record_history = false;
+  common.warm_start = false;
+  common.max_iterations = name == "pgj" ? 200000 : 20000;
+  AnySolverOptions options = default_solver_options(name, common);
+  // Jacobi splitting needs omega < 2 / lambda.
+  if (auto* pgj = std::get_if<PgjOptions>(&options)) pgj->relaxation = 0.3;
   return make_solver(name, options);
 }
 

@@ -2,7 +2,6 @@
 // GCC 12 reports a false -Wrestrict in std::string, inlined into the names Boost.Test builds
 // for data-driven test cases (a known GCC 12 false positive); no code of this file is involved.
 #pragma GCC diagnostic ignored "-Wrestrict"
-#include "moreau/registry/solver_registry.hpp"
 #include "moreau/solver/solver.hpp"
 
 #include <Eigen/Eigenvalues>
@@ -18,10 +17,12 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "moreau/contact/delassus.hpp"
 #include "moreau/core/error.hpp"
+#include "moreau/registry/solver_registry.hpp"
 #include "moreau/solver/cone.hpp"
 #include "moreau/solver/merit.hpp"
 
@@ -37,6 +38,40 @@ std::ostream& operator<<(std::ostream& stream, FrictionModel model) {
 namespace {
 
 const std::vector<std::string> kSolvers = {"pgs", "pgj", "apgd"};
+
+// The settings these tests vary, for pgs, pgj and apgd: their common options and merit check,
+// and what only some of them read (relaxation: pgs, pgj; order: pgs; initial_lipschitz:
+// apgd). options_of puts them into the solver's own struct and fails the test when a setting
+// is given to a solver that has no such field.
+struct Knobs : IterativeSolverOptions, ContactOrderOptions {
+  double relaxation = 1.0;
+  double initial_lipschitz = 0.0;
+};
+
+AnySolverOptions options_of(const std::string& solver, const Knobs& knobs) {
+  AnySolverOptions any = default_solver_options(solver);
+  std::visit(
+      [&](auto& o) {
+        using O = std::decay_t<decltype(o)>;
+        if constexpr (std::is_base_of_v<IterativeSolverOptions, O>)
+          static_cast<IterativeSolverOptions&>(o) = knobs;
+        if constexpr (requires { o.relaxation; })
+          o.relaxation = knobs.relaxation;
+        else
+          BOOST_TEST(knobs.relaxation == 1.0, solver << " has no relaxation");
+        if constexpr (std::is_base_of_v<ContactOrderOptions, O>)
+          static_cast<ContactOrderOptions&>(o) = knobs;
+        else
+          BOOST_TEST((knobs.order == ContactOrder::natural && knobs.custom_order.empty()),
+                     solver << " has no visiting order");
+        if constexpr (requires { o.initial_lipschitz; })
+          o.initial_lipschitz = knobs.initial_lipschitz;
+        else
+          BOOST_TEST(knobs.initial_lipschitz == 0.0, solver << " has no initial_lipschitz");
+      },
+      any);
+  return any;
+}
 
 // A problem that owns its Delassus operator (ConeProblem only points to it).
 struct TestProblem {
@@ -159,8 +194,8 @@ double safe_jacobi_relaxation(const TestProblem& test) {
   return std::min(1.0, 1.0 / largest);
 }
 
-SolverOptions options_for(const std::string& solver, const TestProblem& test) {
-  SolverOptions options;
+Knobs options_for(const std::string& solver, const TestProblem& test) {
+  Knobs options;
   options.warm_start = false;
   options.max_iterations = 200000;
   if (solver == "pgj") options.relaxation = safe_jacobi_relaxation(test);
@@ -222,9 +257,10 @@ BOOST_AUTO_TEST_SUITE(lcp)
 BOOST_DATA_TEST_CASE(solver_reaches_tolerance_on_spd_lcp_and_kkt_holds,
                      bdata::make(kSolvers) * bdata::make(kLcpSizes), solver, n) {
   const TestProblem test = random_lcp(n, false, 1000u + n);
-  const SolverOptions options = options_for(solver, test);
+  const Knobs options = options_for(solver, test);
   VecX r;
-  const SolverStats stats = make_solver(solver, options)->solve(test.problem, r);
+  const SolverStats stats =
+      make_solver(solver, options_of(solver, options))->solve(test.problem, r);
   BOOST_TEST(stats.converged);
   BOOST_TEST(to_string(stats.termination) == "converged");
   BOOST_TEST(stats.merit <= options.tolerance);
@@ -240,9 +276,10 @@ BOOST_DATA_TEST_CASE(solver_reaches_tolerance_on_spd_lcp_and_kkt_holds,
 BOOST_DATA_TEST_CASE(solver_reaches_tolerance_on_rank_deficient_lcp_and_kkt_holds,
                      bdata::make(kSolvers) * bdata::make(kLcpSizes), solver, n) {
   const TestProblem test = random_lcp(n, true, 2000u + n);
-  const SolverOptions options = options_for(solver, test);
+  const Knobs options = options_for(solver, test);
   VecX r;
-  const SolverStats stats = make_solver(solver, options)->solve(test.problem, r);
+  const SolverStats stats =
+      make_solver(solver, options_of(solver, options))->solve(test.problem, r);
   BOOST_TEST(stats.converged);
   BOOST_TEST(stats.merit <= options.tolerance);
   check_cone_complementarity(test.problem, r, options.tolerance);
@@ -256,12 +293,13 @@ BOOST_DATA_TEST_CASE(two_contact_lcp_matches_hand_solution, bdata::make(kSolvers
   w << 2.0, 1.0, 1.0, 2.0;
   const TestProblem test =
       make_problem(w, 1, (VecX(2) << -1.0, 1.0).finished(), VecX(), FrictionModel::coulomb);
-  SolverOptions options;
+  Knobs options;
   options.warm_start = false;
   options.tolerance = 1e-13;
   if (solver == "pgj") options.relaxation = 0.3;
   VecX r;
-  const SolverStats stats = make_solver(solver, options)->solve(test.problem, r);
+  const SolverStats stats =
+      make_solver(solver, options_of(solver, options))->solve(test.problem, r);
   BOOST_TEST(stats.converged);
   // merit <= 1e-13 bounds |min(r_i / D_i, u_i)| by 1e-13 |q| with D = 1/2; near the strictly
   // complementary solution that is the error of r itself (times W^-1 < 1), so 1e-12 holds.
@@ -285,9 +323,10 @@ BOOST_DATA_TEST_CASE(solver_reaches_tolerance_on_cone_problem_and_complementarit
   const TestProblem test = random_frictional_problem(60, rows, 0.3, model, 3000u + rows);
   const double smallest = Eigen::SelfAdjointEigenSolver<MatX>(test.dense).eigenvalues().minCoeff();
   BOOST_TEST_REQUIRE(smallest > 0.0);
-  const SolverOptions options = options_for(solver, test);
+  const Knobs options = options_for(solver, test);
   VecX r;
-  const SolverStats stats = make_solver(solver, options)->solve(test.problem, r);
+  const SolverStats stats =
+      make_solver(solver, options_of(solver, options))->solve(test.problem, r);
   BOOST_TEST(stats.converged, "termination " << to_string(stats.termination) << " after "
                                              << stats.iterations << ", merit " << stats.merit);
   BOOST_TEST(stats.merit <= 1e-8);
@@ -302,11 +341,12 @@ BOOST_DATA_TEST_CASE(coulomb_sliding_contact_matches_analytic_impulse, bdata::ma
   const TestProblem test = make_problem(MatX::Identity(3, 3), 3, Vec3(-1.0, 2.0, 0.0),
                                         VecX::Constant(1, 0.5), FrictionModel::coulomb);
   BOOST_TEST(merit(test.problem, Vec3(1.0, -0.5, 0.0)) <= 1e-15);
-  SolverOptions options;
+  Knobs options;
   options.warm_start = false;
   options.tolerance = 1e-12;
   VecX r;
-  const SolverStats stats = make_solver(solver, options)->solve(test.problem, r);
+  const SolverStats stats =
+      make_solver(solver, options_of(solver, options))->solve(test.problem, r);
   BOOST_TEST(stats.converged);
   // The local map r -> P_K(r - u^(r)) contracts here by 1/5 per step (derivation: the normal
   // error is multiplied by mu^2 / (1 + mu^2) = 0.2), so the error is of the order of the
@@ -325,11 +365,12 @@ BOOST_DATA_TEST_CASE(convex_relaxation_separates_sliding_contact_by_mu_times_sli
                      bdata::make(kSolvers), solver) {
   const TestProblem test = make_problem(MatX::Identity(3, 3), 3, Vec3(-1.0, 2.0, 0.0),
                                         VecX::Constant(1, 0.5), FrictionModel::convex_relaxation);
-  SolverOptions options;
+  Knobs options;
   options.warm_start = false;
   options.tolerance = 1e-12;
   VecX r;
-  const SolverStats stats = make_solver(solver, options)->solve(test.problem, r);
+  const SolverStats stats =
+      make_solver(solver, options_of(solver, options))->solve(test.problem, r);
   BOOST_TEST(stats.converged);
   const auto tol = boost::test_tools::tolerance(1e-10);
   BOOST_TEST(r[0] == 1.6, tol);
@@ -343,11 +384,11 @@ BOOST_DATA_TEST_CASE(sticking_contact_cancels_free_velocity,
                      bdata::make(kSolvers) * bdata::make(kModels), solver, model) {
   const TestProblem test =
       make_problem(MatX::Identity(3, 3), 3, Vec3(-1.0, 0.3, 0.0), VecX::Constant(1, 0.5), model);
-  SolverOptions options;
+  Knobs options;
   options.warm_start = false;
   options.tolerance = 1e-12;
   VecX r;
-  BOOST_TEST(make_solver(solver, options)->solve(test.problem, r).converged);
+  BOOST_TEST(make_solver(solver, options_of(solver, options))->solve(test.problem, r).converged);
   BOOST_TEST((r - Vec3(1.0, -0.3, 0.0)).norm() <= 1e-10);
 }
 
@@ -369,10 +410,11 @@ BOOST_AUTO_TEST_CASE(merit_is_zero_at_solution_and_positive_at_zero_impulse) {
 BOOST_DATA_TEST_CASE(iteration_limit_is_reported_as_not_converged, bdata::make(kSolvers), solver) {
   const TestProblem test =
       random_frictional_problem(40, 3, 0.3, FrictionModel::convex_relaxation, 77u);
-  SolverOptions options = options_for(solver, test);
+  Knobs options = options_for(solver, test);
   options.max_iterations = 2;
   VecX r;
-  const SolverStats stats = make_solver(solver, options)->solve(test.problem, r);
+  const SolverStats stats =
+      make_solver(solver, options_of(solver, options))->solve(test.problem, r);
   BOOST_TEST(to_string(stats.termination) == "iteration_limit");
   BOOST_TEST(!stats.converged);
   BOOST_TEST(stats.iterations == 2);
@@ -388,12 +430,13 @@ BOOST_DATA_TEST_CASE(history_is_recorded_every_check_every_iterations, bdata::ma
                      solver) {
   const TestProblem test =
       random_frictional_problem(40, 3, 0.3, FrictionModel::convex_relaxation, 78u);
-  SolverOptions options = options_for(solver, test);
+  Knobs options = options_for(solver, test);
   options.max_iterations = 10;
   options.tolerance = 0.0;
   options.check_every = 4;
   VecX r;
-  const SolverStats stats = make_solver(solver, options)->solve(test.problem, r);
+  const SolverStats stats =
+      make_solver(solver, options_of(solver, options))->solve(test.problem, r);
   BOOST_TEST(stats.merit_history.size() == 4u);  // iterations 0, 4, 8 and the last one, 10
 }
 
@@ -406,11 +449,11 @@ BOOST_AUTO_TEST_CASE(jacobi_with_too_large_relaxation_reports_divergence) {
   w << 1.0, -0.99, -0.99, 1.0;
   const TestProblem test =
       make_problem(w, 1, (VecX(2) << -1.0, -1.2).finished(), VecX(), FrictionModel::coulomb);
-  SolverOptions options;
+  Knobs options;
   options.relaxation = 1.9;
   options.warm_start = false;
   VecX r;
-  const SolverStats stats = make_solver("pgj", options)->solve(test.problem, r);
+  const SolverStats stats = make_solver("pgj", options_of("pgj", options))->solve(test.problem, r);
   BOOST_TEST(to_string(stats.termination) == "diverged");
   BOOST_TEST(!stats.converged);
   BOOST_TEST(stats.iterations < 1000);
@@ -419,7 +462,7 @@ BOOST_AUTO_TEST_CASE(jacobi_with_too_large_relaxation_reports_divergence) {
 BOOST_DATA_TEST_CASE(empty_problem_is_not_run_and_converged, bdata::make(kSolvers), solver) {
   const TestProblem test = make_problem(MatX(0, 0), 3, VecX(), VecX(), FrictionModel::coulomb);
   VecX r;
-  const SolverStats stats = make_solver(solver, SolverOptions{})->solve(test.problem, r);
+  const SolverStats stats = make_solver(solver)->solve(test.problem, r);
   BOOST_TEST(to_string(stats.termination) == "not_run");
   BOOST_TEST(stats.converged);
   BOOST_TEST(stats.merit == 0.0);
@@ -429,16 +472,17 @@ BOOST_DATA_TEST_CASE(empty_problem_is_not_run_and_converged, bdata::make(kSolver
 BOOST_DATA_TEST_CASE(warm_start_from_solution_stops_at_once_and_cold_start_ignores_r,
                      bdata::make(kSolvers), solver) {
   const TestProblem test = random_lcp(30, false, 4242u);
-  SolverOptions options = options_for(solver, test);
+  Knobs options = options_for(solver, test);
   VecX r;
-  BOOST_TEST_REQUIRE(make_solver(solver, options)->solve(test.problem, r).converged);
+  BOOST_TEST_REQUIRE(
+      make_solver(solver, options_of(solver, options))->solve(test.problem, r).converged);
   options.warm_start = true;
-  const SolverStats warm = make_solver(solver, options)->solve(test.problem, r);
+  const SolverStats warm = make_solver(solver, options_of(solver, options))->solve(test.problem, r);
   BOOST_TEST(warm.converged);
   BOOST_TEST(warm.iterations == 0);
   options.warm_start = false;
   r.setConstant(std::numeric_limits<double>::quiet_NaN());
-  BOOST_TEST(make_solver(solver, options)->solve(test.problem, r).converged);
+  BOOST_TEST(make_solver(solver, options_of(solver, options))->solve(test.problem, r).converged);
 }
 
 // The solution of an SPD problem is unique, so every visiting order must find the same r
@@ -446,11 +490,12 @@ BOOST_DATA_TEST_CASE(warm_start_from_solution_stops_at_once_and_cold_start_ignor
 BOOST_AUTO_TEST_CASE(gauss_seidel_orders_reach_the_same_solution) {
   const TestProblem test =
       random_frictional_problem(30, 3, 0.3, FrictionModel::convex_relaxation, 99u);
-  SolverOptions options;
+  Knobs options;
   options.warm_start = false;
   options.tolerance = 1e-12;
   VecX reference;
-  BOOST_TEST_REQUIRE(make_solver("pgs", options)->solve(test.problem, reference).converged);
+  BOOST_TEST_REQUIRE(
+      make_solver("pgs", options_of("pgs", options))->solve(test.problem, reference).converged);
   std::vector<int> custom(30);
   std::iota(custom.begin(), custom.end(), 0);
   std::rotate(custom.begin(), custom.begin() + 11, custom.end());
@@ -459,7 +504,7 @@ BOOST_AUTO_TEST_CASE(gauss_seidel_orders_reach_the_same_solution) {
     options.order = order;
     options.custom_order = order == ContactOrder::custom ? custom : std::vector<int>{};
     VecX r;
-    BOOST_TEST(make_solver("pgs", options)->solve(test.problem, r).converged);
+    BOOST_TEST(make_solver("pgs", options_of("pgs", options))->solve(test.problem, r).converged);
     BOOST_TEST((r - reference).norm() <= 1e-8 * reference.norm());
   }
 }
@@ -471,10 +516,10 @@ BOOST_DATA_TEST_CASE(contact_with_zero_diagonal_is_left_alone, bdata::make(kSolv
   w(0, 0) = 2.0;
   const TestProblem test =
       make_problem(w, 1, (VecX(2) << -1.0, 0.5).finished(), VecX(), FrictionModel::coulomb);
-  SolverOptions options;
+  Knobs options;
   options.warm_start = false;
   VecX r;
-  BOOST_TEST(make_solver(solver, options)->solve(test.problem, r).converged);
+  BOOST_TEST(make_solver(solver, options_of(solver, options))->solve(test.problem, r).converged);
   BOOST_TEST(r[0] == 0.5, boost::test_tools::tolerance(1e-8));
   BOOST_TEST(r[1] == 0.0);
 }
@@ -494,20 +539,23 @@ auto message_has(std::vector<std::string> fragments) {
 }
 
 BOOST_AUTO_TEST_CASE(invalid_options_are_rejected_naming_the_field) {
-  const auto rejects = [](SolverOptions options, std::vector<std::string> fragments) {
-    for (const std::string& solver : kSolvers) {
-      BOOST_CHECK_EXCEPTION(make_solver(solver, options), InputError, message_has(fragments));
+  // Each setting is given to the solvers that have it.
+  const auto rejects = [](const Knobs& options, std::vector<std::string> fragments,
+                          const std::vector<std::string>& solvers = kSolvers) {
+    for (const std::string& solver : solvers) {
+      BOOST_CHECK_EXCEPTION(make_solver(solver, options_of(solver, options)), InputError,
+                            message_has(fragments));
     }
   };
-  SolverOptions options;
+  Knobs options;
   options.relaxation = 2.0;
-  rejects(options, {"relaxation", "2", "(0, 2)"});
+  rejects(options, {"relaxation", "2", "(0, 2)"}, {"pgs", "pgj"});
   options = {};
   options.relaxation = 0.0;
-  rejects(options, {"relaxation", "(0, 2)"});
+  rejects(options, {"relaxation", "(0, 2)"}, {"pgs", "pgj"});
   options = {};
   options.relaxation = std::numeric_limits<double>::quiet_NaN();
-  rejects(options, {"relaxation"});
+  rejects(options, {"relaxation"}, {"pgs", "pgj"});
   options = {};
   options.tolerance = -1e-3;
   rejects(options, {"tolerance", "-0.001", ">= 0"});
@@ -522,33 +570,33 @@ BOOST_AUTO_TEST_CASE(invalid_options_are_rejected_naming_the_field) {
   rejects(options, {"divergence_factor", "> 1"});
   options = {};
   options.initial_lipschitz = -2.0;
-  rejects(options, {"initial_lipschitz"});
+  rejects(options, {"initial_lipschitz"}, {"apgd"});
   options = {};
   options.order = ContactOrder::custom;
   options.custom_order = {0, 2, 2};
-  rejects(options, {"custom_order[2]", "permutation"});
+  rejects(options, {"custom_order[2]", "permutation"}, {"pgs"});
   options.custom_order = {0, 3, 1};
-  rejects(options, {"custom_order[1]", "3", "permutation"});
+  rejects(options, {"custom_order[1]", "3", "permutation"}, {"pgs"});
   options = {};
   options.custom_order = {0, 1};
-  rejects(options, {"custom_order", "order = custom"});
-  BOOST_CHECK_EXCEPTION(make_solver("no_such_solver", SolverOptions{}), InputError,
+  rejects(options, {"custom_order", "order = custom"}, {"pgs"});
+  BOOST_CHECK_EXCEPTION(make_solver("no_such_solver"), InputError,
                         message_has({"no_such_solver", "pgs", "pgj", "apgd", "newton", "admm"}));
 }
 
 BOOST_AUTO_TEST_CASE(custom_order_must_match_the_contact_count) {
   const TestProblem test = random_lcp(4, false, 5u);
-  SolverOptions options;
+  Knobs options;
   options.order = ContactOrder::custom;
   options.custom_order = {2, 0, 1};
   VecX r;
-  BOOST_CHECK_EXCEPTION(make_solver("pgs", options)->solve(test.problem, r), InputError,
-                        message_has({"custom_order", "3 entries", "0..3"}));
+  BOOST_CHECK_EXCEPTION(make_solver("pgs", options_of("pgs", options))->solve(test.problem, r),
+                        InputError, message_has({"custom_order", "3 entries", "0..3"}));
 }
 
 BOOST_AUTO_TEST_CASE(invalid_problems_are_rejected_naming_the_contact) {
   TestProblem test = random_frictional_problem(20, 3, 0.3, FrictionModel::coulomb, 6u);
-  const auto solver = make_solver("pgs", SolverOptions{});
+  const auto solver = make_solver("pgs");
   VecX r = VecX::Zero(60);
   test.problem.mu[12] = -0.1;
   BOOST_CHECK_EXCEPTION(solver->solve(test.problem, r), InputError,

@@ -21,12 +21,11 @@ namespace {
 // Below this many contacts a Jacobi pass costs less than an OpenMP fork/join (as in PGJ).
 constexpr int kParallelContacts = 2048;
 
-void validate_block_options(const std::string& solver, const SolverOptions& options) {
-  detail::validate_options(options);
-  if (!(options.relaxation > 0.0 && options.relaxation <= 1.0)) {
+void validate_relaxation(const std::string& options, double relaxation) {
+  if (!(relaxation > 0.0 && relaxation <= 1.0)) {
     std::ostringstream message;
-    message << "SolverOptions.relaxation = " << options.relaxation << " must lie in (0, 1] for "
-            << solver << " (an over-relaxed step can leave the friction cone)";
+    message << options << ".relaxation = " << relaxation
+            << " must lie in (0, 1] (an over-relaxed step can leave the friction cone)";
     throw InputError(message.str());
   }
 }
@@ -87,7 +86,7 @@ struct Blocks {
 // solutions do not zero the Coulomb merit); SolverStats::merit is the suite's merit of the
 // returned r (one Delassus product, at the end).
 detail::IterationMonitor residual_monitor(const std::string& solver, const ConeProblem& problem,
-                                          const SolverOptions& options, int threads) {
+                                          const IterativeSolverOptions& options, int threads) {
   detail::IterationMonitor monitor(solver, problem, options, threads);
   monitor.set_criterion("max_dissipation_residual", options.tolerance);
   return monitor;
@@ -144,21 +143,38 @@ double max_dissipation_residual(const ConeProblem& problem, const VecX& r, const
   return residual_from_velocity(problem, Blocks(problem), r, u);
 }
 
-MaxDissipationGaussSeidel::MaxDissipationGaussSeidel(SolverOptions options)
-    : ContactSolver(std::move(options)) {
-  validate_block_options(name(), options_);
+void MdGaussSeidelOptions::validate() const {
+  IterativeSolverOptions::validate();
+  ContactOrderOptions::validate(static_cast<int>(custom_order.size()));
+  validate_relaxation("MdGaussSeidelOptions", relaxation);
+}
+
+void MdJacobiOptions::validate() const {
+  iteration_control(*this, divergence_factor).validate();
+  validate_relaxation("MdJacobiOptions", relaxation);
+}
+
+void MdBlendOptions::validate() const {
+  IterativeSolverOptions::validate();
+  validate_relaxation("MdBlendOptions", relaxation);
+}
+
+MaxDissipationGaussSeidel::MaxDissipationGaussSeidel(MdGaussSeidelOptions options)
+    : ContactSolver(options), md_(std::move(options)) {
+  md_.validate();
 }
 
 SolverStats MaxDissipationGaussSeidel::solve(const ConeProblem& problem, VecX& r) const {
   constexpr int kThreads = 1;
+  md_.ContactOrderOptions::validate(problem.contact_count());
   if (auto empty = detail::begin_solve(name(), problem, options_, kThreads, r)) return *empty;
   detail::IterationMonitor monitor = residual_monitor(name(), problem, options_, kThreads);
   const Blocks blocks(problem);
   const int contacts = problem.contact_count();
-  MaxDissipationLaw law{problem, blocks, true, options_.relaxation};
+  MaxDissipationLaw law{problem, blocks, true, md_.relaxation};
   detail::ContactSweep sweep(problem, r);
   const int iterations = detail::gauss_seidel(
-      sweep, visiting_order(options_, contacts), options_, monitor, law, [&](int iteration) {
+      sweep, visiting_order(md_, contacts), options_, monitor, law, [&](int iteration) {
         double sum = 0.0;
         for (int i = 0; i < contacts; ++i) {
           if (!blocks.active[i]) continue;
@@ -171,9 +187,10 @@ SolverStats MaxDissipationGaussSeidel::solve(const ConeProblem& problem, VecX& r
   return finish(monitor, iterations, problem, r);
 }
 
-MaxDissipationJacobi::MaxDissipationJacobi(SolverOptions options)
-    : ContactSolver(std::move(options)) {
-  validate_block_options(name(), options_);
+MaxDissipationJacobi::MaxDissipationJacobi(MdJacobiOptions options)
+    : ContactSolver(iteration_control(options, options.divergence_factor)),
+      md_(std::move(options)) {
+  md_.validate();
 }
 
 SolverStats MaxDissipationJacobi::solve(const ConeProblem& problem, VecX& r) const {
@@ -182,7 +199,7 @@ SolverStats MaxDissipationJacobi::solve(const ConeProblem& problem, VecX& r) con
   detail::IterationMonitor monitor = residual_monitor(name(), problem, options_, threads);
   const DelassusOperator& delassus = *problem.delassus;
   const Blocks blocks(problem);
-  const double omega = options_.relaxation;
+  const double omega = md_.relaxation;
 
   // One pass gives both x*(r), the next iterate's target, and the residual of r, so the
   // residual is checked at every iteration at no extra cost.
@@ -202,9 +219,9 @@ SolverStats MaxDissipationJacobi::solve(const ConeProblem& problem, VecX& r) con
   return finish(monitor, iteration, problem, r);
 }
 
-MaxDissipationBlend::MaxDissipationBlend(SolverOptions options, int partitions)
-    : ContactSolver(std::move(options)), partitions_(partitions) {
-  validate_block_options(name(), options_);
+MaxDissipationBlend::MaxDissipationBlend(MdBlendOptions options, int partitions)
+    : ContactSolver(options), md_(std::move(options)), partitions_(partitions) {
+  md_.validate();
   if (partitions_ < 1) {
     throw InputError("md_blend: partitions = " + std::to_string(partitions_) + " must be >= 1");
   }
@@ -242,7 +259,7 @@ SolverStats MaxDissipationBlend::solve(const ConeProblem& problem, VecX& r) cons
       sweeps[p].restart(r);
       detail::sweep_contacts(sweeps[p], std::views::iota(begin, end), law);
     }
-    r += options_.relaxation * (target - r);
+    r += md_.relaxation * (target - r);
     target = r;
     if (monitor.due(iteration)) stop = measure(iteration);
   }

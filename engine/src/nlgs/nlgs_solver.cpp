@@ -34,6 +34,7 @@ GlobalErrorTerms& operator+=(GlobalErrorTerms& sum, const GlobalErrorTerms& term
 }  // namespace
 
 void NlgsOptions::validate() const {
+  IterativeSolverOptions::validate();
   require_finite_non_negative("NlgsOptions.rho_factor", rho_factor);
   require_finite_non_negative("NlgsOptions.epsilon_glob_tolerance", epsilon_glob_tolerance);
   require_finite_non_negative("NlgsOptions.newton_tolerance", newton_tolerance);
@@ -60,21 +61,9 @@ GlobalErrorTerms contact_error_terms(const Vec3& r, const Vec3& v, const Vec3& u
   return terms;
 }
 
-NlgsSolver::NlgsSolver(SolverOptions options, NlgsOptions nlgs)
-    : ContactSolver(std::move(options)),
-      nlgs_(std::move(nlgs)),
-      local_(make_local_solver(nlgs_.method)) {
-  detail::validate_options(options_);
+NlgsSolver::NlgsSolver(NlgsOptions nlgs)
+    : ContactSolver(nlgs), nlgs_(std::move(nlgs)), local_(make_local_solver(nlgs_.method)) {
   nlgs_.validate();
-  if (options_.order != ContactOrder::natural) {
-    throw InputError(
-        "SolverOptions.order: NLGS visits the contacts in natural order (Dumont "
-        "Sec. 3.1); other orders are a PGS option");
-  }
-  if (options_.relaxation != 1.0) {
-    reject("SolverOptions.relaxation", options_.relaxation,
-           "must be 1 for NLGS: its step is the descent parameter rho (NlgsOptions.rho_factor)");
-  }
 }
 
 std::string NlgsSolver::name() const { return "nlgs-" + local_->name(); }
@@ -184,7 +173,8 @@ NlgsStats NlgsSolver::solve_with_terms(const ConeProblem& problem, VecX& r) cons
   VecX u;
   NlgsIterate last;
   const int iterations = detail::gauss_seidel(
-      sweep, visiting_order(options_, contacts), options_, monitor, law, [&](int iteration) {
+      sweep, visiting_order(ContactOrderOptions{}, contacts), options_, monitor, law,
+      [&](int iteration) {
         last = measure_iterate(problem, sweep, law, local_->velocity_is_unknown(), force_scale,
                                monitor.scaling(), r, u);
         last.iteration = iteration;
@@ -208,21 +198,18 @@ std::vector<std::string> nlgs_solver_names() {
   return {"nlgs-sbp", "nlgs-ebp", "nlgs-sal", "nlgs-eal"};
 }
 
-std::unique_ptr<ContactSolver> make_nlgs_solver(const std::string& name,
-                                                const SolverOptions& options) {
-  return make_nlgs_solver(name, options, NlgsOptions{});
+LocalMethod nlgs_method(const std::string& name) {
+  const std::vector<std::string> names = nlgs_solver_names();
+  if (std::find(names.begin(), names.end(), name) == names.end())
+    throw InputError("unknown NLGS solver '" + name + "'");
+  return local_method_from_string(name.substr(std::string("nlgs-").size()));
 }
 
-std::unique_ptr<ContactSolver> make_nlgs_solver(const std::string& name,
-                                                const SolverOptions& options, NlgsOptions nlgs) {
-  const std::string prefix = "nlgs-";
-  if (name.rfind(prefix, 0) != 0) return nullptr;
-  for (const std::string& known : nlgs_solver_names()) {
-    if (name != known) continue;
-    nlgs.method = local_method_from_string(name.substr(prefix.size()));
-    return std::make_unique<NlgsSolver>(options, nlgs);
-  }
-  return nullptr;
+std::unique_ptr<ContactSolver> make_nlgs_solver(const std::string& name, NlgsOptions nlgs) {
+  const std::vector<std::string> names = nlgs_solver_names();
+  if (std::find(names.begin(), names.end(), name) == names.end()) return nullptr;
+  nlgs.method = nlgs_method(name);
+  return std::make_unique<NlgsSolver>(std::move(nlgs));
 }
 
 }  // namespace moreau

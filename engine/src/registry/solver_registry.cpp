@@ -1,5 +1,7 @@
 #include "moreau/registry/solver_registry.hpp"
 
+#include <array>
+
 #include "moreau/core/error.hpp"
 #include "moreau/impact/block_solvers.hpp"
 #include "moreau/nlgs/nlgs_solver.hpp"
@@ -21,6 +23,20 @@ std::string known_solvers() {
   return known;
 }
 
+// In the order of the alternatives of AnySolverOptions.
+constexpr std::array<const char*, std::variant_size_v<AnySolverOptions>> kOptionsNames{
+    "IpmOptions",     "PgsOptions",           "PgjOptions",
+    "ApgdOptions",    "MdGaussSeidelOptions", "MdJacobiOptions",
+    "MdBlendOptions", "NlgsOptions",          "SemismoothNewtonOptions",
+    "AdmmOptions"};
+
+template <typename Options>
+AnySolverOptions with_common_defaults(Options options) {
+  AnySolverOptions any = std::move(options);
+  set_common_options(any, SolverOptions{});
+  return any;
+}
+
 }  // namespace
 
 std::vector<std::string> solver_names() {
@@ -32,57 +48,92 @@ std::vector<std::string> solver_names() {
   return names;
 }
 
-std::unique_ptr<ContactSolver> make_solver(const std::string& name, const SolverOptions& options) {
-  if (name == "pgs") return std::make_unique<ProjectedGaussSeidel>(options);
-  if (name == "pgj") return std::make_unique<ProjectedGaussJacobi>(options);
-  if (name == "apgd") return std::make_unique<Apgd>(options);
-  // Maximum-dissipation impact model (Preclik et al.): block solvers over the analytic
-  // single-contact solver; they take the cone problem's W, q and mu and ignore its friction model.
-  if (name == "md_gs") return std::make_unique<MaxDissipationGaussSeidel>(options);
-  if (name == "md_jacobi") return std::make_unique<MaxDissipationJacobi>(options);
-  if (name == "md_blend") return std::make_unique<MaxDissipationBlend>(options);
-  // NLGS with the local solvers of Dumont (nlgs-sbp, nlgs-ebp, nlgs-sal, nlgs-eal).
-  if (auto nlgs = make_nlgs_solver(name, options)) return nlgs;
-  // Semismooth Newton on Alart-Curnier (semismooth_newton.hpp): SolverOptions' tolerance,
-  // limit, warm start, history and divergence factor; its own options keep their defaults.
-  if (name == "newton") {
-    return std::make_unique<SemismoothNewton>(semismooth_newton_options(options));
+AnySolverOptions default_solver_options(const std::string& name) {
+  if (name == "pgs") return PgsOptions{};
+  if (name == "pgj") return PgjOptions{};
+  if (name == "apgd") return ApgdOptions{};
+  if (name == "md_gs") return MdGaussSeidelOptions{};
+  if (name == "md_jacobi") return MdJacobiOptions{};
+  if (name == "md_blend") return MdBlendOptions{};
+  if (name.rfind("nlgs-", 0) == 0 && make_nlgs_solver(name)) {
+    NlgsOptions nlgs;
+    nlgs.method = nlgs_method(name);
+    return nlgs;
   }
-  // ADMM with residual balancing and the De Saxce fixed point (admm.hpp), same mapping.
-  if (name == "admm") return std::make_unique<Admm>(admm_options(options));
-  // Interior point method of Kleinert et al. (matrix-free CG / CHOLMOD back-end).
-  if (name == "ipm" || name == "ipm-direct") {
-    InteriorPointSolverOptions ipm;
-    if (name == "ipm-direct") ipm.backend = conic::LinearBackend::cholmod;
-    return std::make_unique<InteriorPointSolver>(options, ipm);
-  }
+  // Newton's and ADMM's own structs default to their own iteration limits; through the
+  // registry (scenes, `moreau fclib solve`) every solver starts from SolverOptions' defaults.
+  if (name == "newton") return with_common_defaults(SemismoothNewtonOptions{});
+  if (name == "admm") return with_common_defaults(AdmmOptions{});
+  if (name == "ipm" || name == "ipm-direct") return IpmOptions{};
   throw InputError("unknown solver '" + name + "'; known solvers: " + known_solvers());
 }
 
-std::vector<std::string> solver_option_keys(const std::string& name) {
-  // Every solver reads these.
-  std::vector<std::string> keys{"tolerance", "max_iterations", "warm_start", "record_history"};
-  const auto add = [&keys](std::initializer_list<const char*> more) {
-    keys.insert(keys.end(), more.begin(), more.end());
-  };
-  if (name == "pgs" || name == "md_gs") {
-    add({"check_every", "divergence_factor", "relaxation", "order", "seed"});
-  } else if (name == "pgj" || name == "md_blend") {
-    add({"check_every", "divergence_factor", "relaxation"});
-  } else if (name == "md_jacobi") {
-    // Its one pass gives the residual of every iterate: it checks each one.
-    add({"divergence_factor", "relaxation"});
-  } else if (name == "apgd") {
-    add({"check_every", "divergence_factor", "adaptive_restart", "initial_lipschitz"});
-  } else if (name.rfind("nlgs-", 0) == 0 && make_nlgs_solver(name, SolverOptions{})) {
-    add({"check_every", "divergence_factor", "nlgs"});
-  } else if (name == "newton" || name == "admm") {
-    // semismooth_newton_options / admm_options copy these common fields only.
-    add({"divergence_factor"});
-  } else if (name != "ipm" && name != "ipm-direct") {
-    throw InputError("unknown solver '" + name + "'; known solvers: " + known_solvers());
-  }
-  return keys;
+AnySolverOptions default_solver_options(const std::string& name, const SolverOptions& common) {
+  AnySolverOptions options = default_solver_options(name);
+  set_common_options(options, common);
+  return options;
+}
+
+std::unique_ptr<ContactSolver> make_solver(const std::string& name,
+                                           const AnySolverOptions& options) {
+  const AnySolverOptions expected = default_solver_options(name);
+  if (expected.index() != options.index())
+    throw InputError("solver '" + name + "' takes " + options_type_name(expected) + ", got " +
+                     options_type_name(options));
+  if (name == "pgs") return std::make_unique<ProjectedGaussSeidel>(std::get<PgsOptions>(options));
+  if (name == "pgj") return std::make_unique<ProjectedGaussJacobi>(std::get<PgjOptions>(options));
+  if (name == "apgd") return std::make_unique<Apgd>(std::get<ApgdOptions>(options));
+  // Maximum-dissipation impact model (Preclik et al.): block solvers over the analytic
+  // single-contact solver; they take the cone problem's W, q and mu and ignore its friction model.
+  if (name == "md_gs")
+    return std::make_unique<MaxDissipationGaussSeidel>(std::get<MdGaussSeidelOptions>(options));
+  if (name == "md_jacobi")
+    return std::make_unique<MaxDissipationJacobi>(std::get<MdJacobiOptions>(options));
+  if (name == "md_blend")
+    return std::make_unique<MaxDissipationBlend>(std::get<MdBlendOptions>(options));
+  // NLGS with the local solvers of Dumont (nlgs-sbp, nlgs-ebp, nlgs-sal, nlgs-eal).
+  if (const auto* nlgs = std::get_if<NlgsOptions>(&options)) return make_nlgs_solver(name, *nlgs);
+  // Semismooth Newton on Alart-Curnier (semismooth_newton.hpp).
+  if (name == "newton")
+    return std::make_unique<SemismoothNewton>(std::get<SemismoothNewtonOptions>(options));
+  // ADMM with residual balancing and the De Saxce fixed point (admm.hpp).
+  if (name == "admm") return std::make_unique<Admm>(std::get<AdmmOptions>(options));
+  // Interior point method of Kleinert et al. (matrix-free CG / CHOLMOD back-end).
+  InteriorPointSolverOptions ipm;
+  if (name == "ipm-direct") ipm.backend = conic::LinearBackend::cholmod;
+  return std::make_unique<InteriorPointSolver>(std::get<IpmOptions>(options), ipm);
+}
+
+std::unique_ptr<ContactSolver> make_solver(const std::string& name) {
+  return make_solver(name, default_solver_options(name));
+}
+
+SolverOptions common_options(const AnySolverOptions& options) {
+  return std::visit(
+      [](const auto& o) {
+        SolverOptions common;
+        common.tolerance = o.tolerance;
+        common.max_iterations = o.max_iterations;
+        common.warm_start = o.warm_start;
+        common.record_history = o.record_history;
+        return common;
+      },
+      options);
+}
+
+void set_common_options(AnySolverOptions& options, const SolverOptions& common) {
+  std::visit(
+      [&common](auto& o) {
+        o.tolerance = common.tolerance;
+        o.max_iterations = common.max_iterations;
+        o.warm_start = common.warm_start;
+        o.record_history = common.record_history;
+      },
+      options);
+}
+
+std::string options_type_name(const AnySolverOptions& options) {
+  return kOptionsNames[options.index()];
 }
 
 }  // namespace moreau

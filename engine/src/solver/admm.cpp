@@ -64,8 +64,8 @@ class ShiftedSystem {
   Eigen::UmfPackLU<ColumnMatrix> lu_;
 };
 
-SolverOptions common_solver_options(const AdmmOptions& options) {
-  SolverOptions common;
+IterativeSolverOptions common_solver_options(const AdmmOptions& options) {
+  IterativeSolverOptions common;
   return detail::copy_common_options(options, common);
 }
 
@@ -83,15 +83,10 @@ void AdmmOptions::validate() const {
   if (balance_every < 1) reject("balance_every", balance_every, "must be >= 1");
 }
 
-AdmmOptions admm_options(const SolverOptions& options) {
-  AdmmOptions own;
-  return detail::copy_common_options(options, own);
-}
-
 Admm::Admm(AdmmOptions options)
     : ContactSolver(common_solver_options(options)), admm_options_(std::move(options)) {
   admm_options_.validate();
-  detail::validate_options(options_);
+  options_.validate();
 }
 
 SolverStats Admm::solve(const ConeProblem& problem, VecX& r) const {

@@ -9,6 +9,7 @@
 #include "contact_cones.hpp"
 #include "iteration_monitor.hpp"
 #include "moreau/solver/cone.hpp"
+#include "solver_options_common.hpp"
 
 namespace moreau {
 
@@ -45,8 +46,16 @@ double estimate_lipschitz(const DelassusOperator& delassus) {
 
 }  // namespace
 
-Apgd::Apgd(SolverOptions options) : ContactSolver(std::move(options)) {
-  detail::validate_options(options_);
+void ApgdOptions::validate() const {
+  IterativeSolverOptions::validate();
+  if (!(initial_lipschitz >= 0.0) || !std::isfinite(initial_lipschitz)) {
+    detail::reject_option("ApgdOptions", "initial_lipschitz", initial_lipschitz,
+                          "must be finite and >= 0 (0 = estimate)");
+  }
+}
+
+Apgd::Apgd(ApgdOptions options) : ContactSolver(options), apgd_(std::move(options)) {
+  apgd_.validate();
 }
 
 // Mazhar et al. 2015, Alg. 1, in one function so that it reads line by line against the paper
@@ -79,7 +88,7 @@ SolverStats Apgd::solve(const ConeProblem& problem, VecX& r) const {
   // Lines 5-6, with a power-iteration estimate in place of the secant through 1_n: both only
   // seed the backtracking, and the power iteration does not depend on the initial guess.
   double lipschitz =
-      options_.initial_lipschitz > 0.0 ? options_.initial_lipschitz : estimate_lipschitz(delassus);
+      apgd_.initial_lipschitz > 0.0 ? apgd_.initial_lipschitz : estimate_lipschitz(delassus);
   double theta = 1.0;  // line 4
   VecX y = gamma;      // line 3
   VecX w_y = w_gamma;
@@ -106,7 +115,7 @@ SolverStats Apgd::solve(const ConeProblem& problem, VecX& r) const {
     const double beta = theta * (1.0 - theta) / (theta * theta + theta_next);
     // Lines 26-28: restart when the gradient at y_k and the step gamma_{k+1} - gamma_k
     // disagree (the momentum is carrying the iterate uphill).
-    if (options_.adaptive_restart && gradient.dot(next - gamma) > 0.0) {
+    if (apgd_.adaptive_restart && gradient.dot(next - gamma) > 0.0) {
       y = next;
       w_y = w_next;
       theta = 1.0;

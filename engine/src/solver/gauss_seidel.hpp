@@ -84,8 +84,9 @@ void sweep_contacts(ContactSweep& sweep, const Order& order, Law& law) {
 // monitor says is due; true: stop) stops or max_iterations sweeps are done. Returns the sweeps
 // done.
 template <typename Law, typename Measure>
-int gauss_seidel(ContactSweep& sweep, const std::vector<int>& order, const SolverOptions& options,
-                 const IterationMonitor& monitor, Law& law, Measure&& measure) {
+int gauss_seidel(ContactSweep& sweep, const std::vector<int>& order,
+                 const IterativeSolverOptions& options, const IterationMonitor& monitor, Law& law,
+                 Measure&& measure) {
   int iteration = 0;
   bool stop = measure(0);
   while (!stop && iteration < options.max_iterations) {

@@ -249,8 +249,8 @@ double kleinert_error(const ConeProblem& problem, const VecX& r, const VecX& u) 
 }
 
 InteriorPointSolver::InteriorPointSolver(SolverOptions options, InteriorPointSolverOptions ipm)
-    : ContactSolver(std::move(options)), ipm_(ipm) {
-  detail::validate_options(options_);
+    : ContactSolver(iteration_control(options)), ipm_(ipm) {
+  options_.validate();
   ipm_.validate();
 }
 

@@ -11,11 +11,7 @@
 
 namespace moreau::detail {
 
-// Options checks that need no problem (run by the solver constructors, so that a bad option
-// fails where the solver is made); the contact count is checked again in solve().
-void validate_options(const SolverOptions& options);
-
-// Validates problem and options and sets r to the initial guess (the given r if
+// Validates the problem and sets r to the initial guess (the given r if
 // options.warm_start, else 0). Returns the final stats right away for an empty problem.
 std::optional<SolverStats> begin_solve(const std::string& solver, const ConeProblem& problem,
                                        const SolverOptions& options, int threads, VecX& r);
@@ -28,8 +24,8 @@ std::optional<SolverStats> begin_solve(const std::string& solver, const ConeProb
 // is still the watched value and the one reported in SolverStats::merit.
 class IterationMonitor {
  public:
-  IterationMonitor(std::string solver, const ConeProblem& problem, const SolverOptions& options,
-                   int threads);
+  IterationMonitor(std::string solver, const ConeProblem& problem,
+                   const IterativeSolverOptions& options, int threads);
 
   const MeritScaling& scaling() const { return scaling_; }
   // A criterion other than the merit (SolverStats::criterion) with its own tolerance.
@@ -53,7 +49,7 @@ class IterationMonitor {
 
  private:
   const ConeProblem& problem_;
-  const SolverOptions& options_;
+  const IterativeSolverOptions& options_;
   MeritScaling scaling_;
   SolverStats stats_;
   double initial_merit_ = 0.0;

@@ -7,6 +7,7 @@
 
 #include "iteration_monitor.hpp"
 #include "moreau/solver/cone.hpp"
+#include "solver_options_common.hpp"
 
 namespace moreau {
 
@@ -17,9 +18,15 @@ constexpr int kParallelContacts = 2048;
 
 }  // namespace
 
-ProjectedGaussJacobi::ProjectedGaussJacobi(SolverOptions options)
-    : ContactSolver(std::move(options)) {
-  detail::validate_options(options_);
+void PgjOptions::validate() const {
+  IterativeSolverOptions::validate();
+  if (!(relaxation > 0.0 && relaxation < 2.0))
+    detail::reject_option("PgjOptions", "relaxation", relaxation, "must lie in (0, 2)");
+}
+
+ProjectedGaussJacobi::ProjectedGaussJacobi(PgjOptions options)
+    : ContactSolver(options), pgj_(std::move(options)) {
+  pgj_.validate();
 }
 
 SolverStats ProjectedGaussJacobi::solve(const ConeProblem& problem, VecX& r) const {
@@ -31,7 +38,7 @@ SolverStats ProjectedGaussJacobi::solve(const ConeProblem& problem, VecX& r) con
   const int contacts = problem.contact_count();
   const int rows = problem.rows();
   const bool de_saxce = rows > 1 && problem.friction_model == FrictionModel::coulomb;
-  const double omega = options_.relaxation;
+  const double omega = pgj_.relaxation;
   // Same local step as PGS (1 / W_ii, rows / trace(W_ii)); a zero diagonal block means a zero
   // column of the positive semi-definite W: that impulse moves nothing and is left as it is.
   std::vector<double> step(contacts);
@@ -41,8 +48,8 @@ SolverStats ProjectedGaussJacobi::solve(const ConeProblem& problem, VecX& r) con
   }
 
   // For any omega > 0 the fixed points of r <- P_K(r - omega G u^) are exactly the solutions:
-  // of the LCP (Olsen & Kamrin eq. 21) for one row, of the cone complementarity problem (Kleinert et al.
-  // eq. 22, with u^ for Coulomb) otherwise; omega only decides whether Jacobi reaches them.
+  // of the LCP (Olsen & Kamrin eq. 21) for one row, of the cone complementarity problem (Kleinert
+  // et al. eq. 22, with u^ for Coulomb) otherwise; omega only decides whether Jacobi reaches them.
   // u = W r + q is both the merit's velocity of the current iterate and the Jacobi right-hand
   // side of the next one: one Delassus product per iteration.
   VecX u(problem.size());

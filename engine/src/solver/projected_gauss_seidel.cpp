@@ -6,12 +6,20 @@
 
 #include "gauss_seidel.hpp"
 #include "moreau/solver/cone.hpp"
+#include "solver_options_common.hpp"
 
 namespace moreau {
 
-ProjectedGaussSeidel::ProjectedGaussSeidel(SolverOptions options)
-    : ContactSolver(std::move(options)) {
-  detail::validate_options(options_);
+void PgsOptions::validate() const {
+  IterativeSolverOptions::validate();
+  ContactOrderOptions::validate(static_cast<int>(custom_order.size()));
+  if (!(relaxation > 0.0 && relaxation < 2.0))
+    detail::reject_option("PgsOptions", "relaxation", relaxation, "must lie in (0, 2)");
+}
+
+ProjectedGaussSeidel::ProjectedGaussSeidel(PgsOptions options)
+    : ContactSolver(options), pgs_(std::move(options)) {
+  pgs_.validate();
 }
 
 namespace {
@@ -45,12 +53,13 @@ struct ProjectionLaw {
 
 SolverStats ProjectedGaussSeidel::solve(const ConeProblem& problem, VecX& r) const {
   constexpr int kThreads = 1;
+  pgs_.ContactOrderOptions::validate(problem.contact_count());
   if (auto empty = detail::begin_solve(name(), problem, options_, kThreads, r)) return *empty;
   detail::IterationMonitor monitor(name(), problem, options_, kThreads);
 
   const int contacts = problem.contact_count();
   const int rows = problem.rows();
-  ProjectionLaw law{problem, options_.relaxation,
+  ProjectionLaw law{problem, pgs_.relaxation,
                     rows > 1 && problem.friction_model == FrictionModel::coulomb,
                     std::vector<double>(contacts)};
   for (int i = 0; i < contacts; ++i) {
@@ -64,8 +73,8 @@ SolverStats ProjectedGaussSeidel::solve(const ConeProblem& problem, VecX& r) con
     sweep.velocities(u);
     return monitor.check(iteration, r, u);
   };
-  const int iterations = detail::gauss_seidel(sweep, visiting_order(options_, contacts), options_,
-                                              monitor, law, measure);
+  const int iterations =
+      detail::gauss_seidel(sweep, visiting_order(pgs_, contacts), options_, monitor, law, measure);
   return monitor.finish(iterations);
 }
 

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "iteration_monitor.hpp"
-#include "solver_options_common.hpp"
 #include "moreau/core/error.hpp"
 #include "moreau/solver/merit.hpp"
 #include "moreau/solver/projected_gauss_seidel.hpp"
+#include "solver_options_common.hpp"
 
 namespace moreau {
 namespace {
@@ -132,9 +132,9 @@ void evaluate(const ConeProblem& problem, const Rho& rho, const VecX& r, const V
     r_i.head(rows) = r.segment(i * rows, rows);
     u_i.head(rows) = u.segment(i * rows, rows);
     const double mu = rows > 1 ? problem.mu[i] : 0.0;
-    const Vec3 phi = alart_curnier(r_i, u_i, mu, rho.normal[i], rho.tangent[i], rows,
-                                   jacobian ? &out.ar[i] : nullptr,
-                                   jacobian ? &out.au[i] : nullptr);
+    const Vec3 phi =
+        alart_curnier(r_i, u_i, mu, rho.normal[i], rho.tangent[i], rows,
+                      jacobian ? &out.ar[i] : nullptr, jacobian ? &out.au[i] : nullptr);
     out.phi.segment(i * rows, rows) = phi.head(rows);
   }
 }
@@ -148,7 +148,8 @@ ColumnMatrix block_diagonal(const std::vector<Mat3>& blocks, int rows) {
   entries.reserve(static_cast<std::size_t>(contacts) * rows * rows);
   for (int i = 0; i < contacts; ++i) {
     for (int a = 0; a < rows; ++a) {
-      for (int b = 0; b < rows; ++b) entries.emplace_back(i * rows + a, i * rows + b, blocks[i](a, b));
+      for (int b = 0; b < rows; ++b)
+        entries.emplace_back(i * rows + a, i * rows + b, blocks[i](a, b));
     }
   }
   ColumnMatrix m(contacts * rows, contacts * rows);
@@ -177,8 +178,8 @@ class NewtonSystem {
         identity_.setIdentity();
       }
       // The sparse LU keeps a reference to the matrix it factored: a member, not a temporary.
-      jacobian_ = block_diagonal(evaluation.au, rows_) * w_ +
-                                    block_diagonal(evaluation.ar, rows_) + shift * identity_;
+      jacobian_ = block_diagonal(evaluation.au, rows_) * w_ + block_diagonal(evaluation.ar, rows_) +
+                  shift * identity_;
       if (!analysed_) {
         lu_.analyzePattern(jacobian_);
         analysed_ = true;
@@ -216,8 +217,8 @@ class NewtonSystem {
   bool analysed_ = false;
 };
 
-SolverOptions common_solver_options(const SemismoothNewtonOptions& options) {
-  SolverOptions common;
+IterativeSolverOptions common_solver_options(const SemismoothNewtonOptions& options) {
+  IterativeSolverOptions common;
   return detail::copy_common_options(options, common);
 }
 
@@ -239,15 +240,10 @@ void SemismoothNewtonOptions::validate() const {
   }
 }
 
-SemismoothNewtonOptions semismooth_newton_options(const SolverOptions& options) {
-  SemismoothNewtonOptions own;
-  return detail::copy_common_options(options, own);
-}
-
 SemismoothNewton::SemismoothNewton(SemismoothNewtonOptions options)
     : ContactSolver(common_solver_options(options)), newton_options_(std::move(options)) {
   newton_options_.validate();
-  detail::validate_options(options_);
+  options_.validate();
 }
 
 SolverStats SemismoothNewton::solve(const ConeProblem& problem, VecX& r) const {
@@ -269,8 +265,8 @@ double pressed_phi_norm(const ConeProblem& problem, const Rho& rho) {
 }
 
 // The PGS sweeps taken where the Newton direction fails.
-SolverOptions fallback_options(const SemismoothNewtonOptions& o) {
-  SolverOptions sweep_options;
+PgsOptions fallback_options(const SemismoothNewtonOptions& o) {
+  PgsOptions sweep_options;
   sweep_options.tolerance = o.tolerance;
   sweep_options.max_iterations = o.fallback_sweeps;
   sweep_options.record_history = false;
@@ -315,8 +311,7 @@ SemismoothNewtonStats SemismoothNewton::solve_with_details(const ConeProblem& pr
   while (!stop && iteration < o.max_iterations) {
     ++iteration;
     bool stepped = false;
-    const double shift =
-        o.regularization * std::min(1.0, std::sqrt(2.0 * psi) / phi_scale);
+    const double shift = o.regularization * std::min(1.0, std::sqrt(2.0 * psi) / phi_scale);
     if (system.solve(current, shift, direction)) {
       delassus.apply(direction, w_direction);
       const double reference = *std::max_element(recent.begin(), recent.end());
@@ -347,7 +342,7 @@ SemismoothNewtonStats SemismoothNewton::solve_with_details(const ConeProblem& pr
     recent.push_back(psi);
     if (static_cast<int>(recent.size()) > o.memory) recent.pop_front();
     stop = monitor.check(iteration, r, u);
-    }
+  }
   details.stats = monitor.finish(iteration);
   details.alart_curnier_residual =
       current.phi.norm() / std::max(problem.q.norm(), kMeritVelocityFloor);

@@ -37,22 +37,23 @@ template <typename Value>
 
 }  // namespace
 
-void SolverOptions::validate(int contact_count) const {
+void SolverOptions::validate() const {
   if (!(tolerance >= 0.0) || !std::isfinite(tolerance)) {
     reject("tolerance", tolerance, "must be finite and >= 0");
   }
   if (max_iterations < 0) reject("max_iterations", max_iterations, "must be >= 0");
+}
+
+void IterativeSolverOptions::validate() const {
+  SolverOptions::validate();
   if (check_every < 1) reject("check_every", check_every, "must be >= 1");
   // +inf is accepted: it switches the growth test off (non-finite merits still stop).
   if (!(divergence_factor > 1.0)) {
     reject("divergence_factor", divergence_factor, "must be > 1");
   }
-  if (!(relaxation > 0.0 && relaxation < 2.0)) {
-    reject("relaxation", relaxation, "must lie in (0, 2)");
-  }
-  if (!(initial_lipschitz >= 0.0) || !std::isfinite(initial_lipschitz)) {
-    reject("initial_lipschitz", initial_lipschitz, "must be finite and >= 0 (0 = estimate)");
-  }
+}
+
+void ContactOrderOptions::validate(int contact_count) const {
   if (order != ContactOrder::custom) {
     if (!custom_order.empty()) {
       reject("custom_order", std::to_string(custom_order.size()) + " entries",
@@ -77,7 +78,14 @@ void SolverOptions::validate(int contact_count) const {
   }
 }
 
-std::vector<int> visiting_order(const SolverOptions& options, int contacts) {
+IterativeSolverOptions iteration_control(const SolverOptions& options, double divergence_factor) {
+  IterativeSolverOptions control;
+  static_cast<SolverOptions&>(control) = options;
+  control.divergence_factor = divergence_factor;
+  return control;
+}
+
+std::vector<int> visiting_order(const ContactOrderOptions& options, int contacts) {
   std::vector<int> order(contacts);
   std::iota(order.begin(), order.end(), 0);
   switch (options.order) {
@@ -100,16 +108,10 @@ std::vector<int> visiting_order(const SolverOptions& options, int contacts) {
 
 namespace detail {
 
-void validate_options(const SolverOptions& options) {
-  options.validate(
-      options.order == ContactOrder::custom ? static_cast<int>(options.custom_order.size()) : 0);
-}
-
 std::optional<SolverStats> begin_solve(const std::string& solver, const ConeProblem& problem,
                                        const SolverOptions& options, int threads, VecX& r) {
   const auto start = std::chrono::steady_clock::now();
   problem.validate();
-  options.validate(problem.contact_count());
   if (!options.warm_start) {
     r = VecX::Zero(problem.size());
   } else if (r.size() != problem.size()) {
@@ -130,7 +132,7 @@ std::optional<SolverStats> begin_solve(const std::string& solver, const ConeProb
 }
 
 IterationMonitor::IterationMonitor(std::string solver, const ConeProblem& problem,
-                                   const SolverOptions& options, int threads)
+                                   const IterativeSolverOptions& options, int threads)
     : problem_(problem),
       options_(options),
       scaling_(merit_scaling(problem)),

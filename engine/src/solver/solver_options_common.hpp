@@ -1,8 +1,8 @@
 #pragma once
-// Helpers shared by solvers with their own options struct (semismooth Newton, ADMM; private to
-// the engine): the InputError naming a bad field, and the fields every such struct shares with
-// SolverOptions (tolerance, max_iterations, warm_start, record_history, divergence_factor),
-// copied in both directions.
+// Helpers shared by the solvers' options structs (private to the engine): the InputError
+// naming a bad field, and, for semismooth Newton and ADMM, whose structs repeat the common
+// fields (tolerance, max_iterations, warm_start, record_history, divergence_factor) with their
+// own defaults, those fields checked and copied into the iteration control.
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -26,7 +26,8 @@ void validate_common_options(const std::string& options, const Options& o) {
   if (!(o.tolerance >= 0.0) || !std::isfinite(o.tolerance)) {
     reject_option(options, "tolerance", o.tolerance, "must be finite and >= 0");
   }
-  if (o.max_iterations < 0) reject_option(options, "max_iterations", o.max_iterations, "must be >= 0");
+  if (o.max_iterations < 0)
+    reject_option(options, "max_iterations", o.max_iterations, "must be >= 0");
   if (!(o.divergence_factor > 1.0)) {
     reject_option(options, "divergence_factor", o.divergence_factor, "must be > 1");
   }

@@ -11,7 +11,8 @@
 //   md_jacobi  weighted block Jacobi: every contact from the same u = W r + q, one Delassus
 //              product per iteration, contacts in parallel (OpenMP); like PGJ it needs omega
 //              well below 1 when a contact is coupled to many others.
-//   md_blend   the blend of the paper (Preclik et al. Sec. 5; Preclik & Ruede 2015, one partition per
+//   md_blend   the blend of the paper (Preclik et al. Sec. 5; Preclik & Ruede 2015, one partition
+//   per
 //              process): the contacts are split into `partitions` contiguous ranges; each range
 //              runs one Gauss-Seidel sweep from the common r (its own sweep state, so it sees
 //              its own updates but not the other ranges'), and the ranges are combined as a
@@ -36,25 +37,48 @@
 
 namespace moreau {
 
+// What each block solver reads. The relaxation omega in (0, 1] blends the block solution with
+// the previous iterate (Preclik et al. Sec. 3.2): an over-relaxed step can leave the cone.
+struct MdGaussSeidelOptions : IterativeSolverOptions, ContactOrderOptions {
+  double relaxation = 1.0;
+  void validate() const;  // throws InputError naming the field
+};
+// The Jacobi pass gives the residual of every iterate: it checks each one (no check_every).
+struct MdJacobiOptions : SolverOptions {
+  double divergence_factor = 1e8;  // residual > factor * initial residual => diverged
+  double relaxation = 1.0;
+  void validate() const;
+};
+struct MdBlendOptions : IterativeSolverOptions {
+  double relaxation = 1.0;
+  void validate() const;
+};
+
 class MaxDissipationGaussSeidel final : public ContactSolver {
  public:
   // Throws InputError for options that cannot be used.
-  explicit MaxDissipationGaussSeidel(SolverOptions options = {});
+  explicit MaxDissipationGaussSeidel(MdGaussSeidelOptions options = {});
   std::string name() const override { return "md_gs"; }
   SolverStats solve(const ConeProblem& problem, VecX& r) const override;
+
+ private:
+  MdGaussSeidelOptions md_;
 };
 
 class MaxDissipationJacobi final : public ContactSolver {
  public:
-  explicit MaxDissipationJacobi(SolverOptions options = {});
+  explicit MaxDissipationJacobi(MdJacobiOptions options = {});
   std::string name() const override { return "md_jacobi"; }
   SolverStats solve(const ConeProblem& problem, VecX& r) const override;
+
+ private:
+  MdJacobiOptions md_;
 };
 
 class MaxDissipationBlend final : public ContactSolver {
  public:
   // partitions >= 1 (InputError otherwise).
-  explicit MaxDissipationBlend(SolverOptions options = {}, int partitions = kDefaultPartitions);
+  explicit MaxDissipationBlend(MdBlendOptions options = {}, int partitions = kDefaultPartitions);
   std::string name() const override { return "md_blend"; }
   SolverStats solve(const ConeProblem& problem, VecX& r) const override;
   int partitions() const { return partitions_; }
@@ -63,6 +87,7 @@ class MaxDissipationBlend final : public ContactSolver {
   static constexpr int kDefaultPartitions = 2;
 
  private:
+  MdBlendOptions md_;
   int partitions_;
 };
 

@@ -10,11 +10,12 @@
 #include "moreau/dem/dem_stepper.hpp"
 #include "moreau/integrator/impulse_velocity_stepper.hpp"
 #include "moreau/integrator/semi_implicit_euler.hpp"
-#include "moreau/integrator/theta_stepper.hpp"
 #include "moreau/integrator/shake_stepper.hpp"
-#include "moreau/variational/variational_stepper.hpp"
+#include "moreau/integrator/theta_stepper.hpp"
 #include "moreau/model/world.hpp"
+#include "moreau/registry/solver_registry.hpp"
 #include "moreau/simulation/observers.hpp"
+#include "moreau/variational/variational_stepper.hpp"
 
 namespace moreau {
 
@@ -42,13 +43,20 @@ enum class Scheme {
 };
 std::vector<std::string> scheme_names();  // in the order above
 
-// The keys each option section of a scene file accepts, by JSON path ("" is the top level;
-// "integrator", "integrator.compatible", "solver", "solver.nlgs", "collision", "output",
-// "dem"). The parser reads exactly these; docs/scene-format.md documents each in the table of
-// its section (scene_test checks both ways).
+// The option sections of a scene file, by JSON path ("" is the top level; "integrator",
+// "integrator.compatible", "dem", "collision", "solver", "solver.nlgs", "output"), each with
+// its keys as its option table declares them (src/io/scene_schema.cpp): the parser reads
+// exactly these, and docs/scene-format.md documents each key in the table of its section with
+// this type, unit and default (scene_test compares them; `moreau schema` prints the rows).
+struct SceneOption {
+  std::string key;
+  std::string type;           // "number in (0, 2)", "integer >= 1", "bool", "`\"a\"` or `\"b\"`"
+  std::string unit;           // "m", "s", "" (dimensionless or not a quantity)
+  std::string default_value;  // as the docs write it ("1e-8", "`\"pgs\"`", "" for none)
+};
 struct SceneSection {
   std::string path;
-  std::vector<std::string> keys;
+  std::vector<SceneOption> options;
 };
 std::vector<SceneSection> scene_option_keys();
 
@@ -65,9 +73,10 @@ struct Scene {
   // solver.tolerance and solver.max_iterations as the Newton steps).
   VariationalOptions variational;
   std::string solver = "pgs";  // contact solver of the CD schemes (solver.name)
-  SolverOptions solver_options;
-  NlgsOptions nlgs;  // solver.nlgs, for the nlgs-* solvers (method from the name)
-  long steps = 0;    // number of time steps to run
+  // Its options struct (solver and solver.nlgs): default_solver_options(solver) with the
+  // scene's keys. set_solver changes both.
+  AnySolverOptions solver_options = default_solver_options("pgs");
+  long steps = 0;  // number of time steps to run
   // Read (and checked) whatever the scheme, so that `moreau run --scheme dem` can switch.
   DemOptions dem;
   bool dem_time_step_auto = true;      // dem.time_step from the stability estimate at run time
@@ -77,6 +86,10 @@ struct Scene {
   std::string source;  // file name (or the name given to parse_scene), used in messages
 
   double time_step() const;  // of the contact-dynamics schemes (scene key time_step), s
+  // Another contact solver (`moreau run --solver`): its options struct with its defaults and
+  // the scene's common options (tolerance, max_iterations, warm_start, record_history); the
+  // scene's own solver keeps all its options.
+  void set_solver(const std::string& name);
 };
 
 // Reads and parses a scene file. Throws InputError naming the file, the JSON path and the

@@ -27,11 +27,14 @@
 namespace moreau {
 
 enum class NlgsStopping {
-  merit,         // merit (merit.hpp) <= SolverOptions::tolerance, as PGS/PGJ/APGD
+  merit,         // merit (merit.hpp) <= NlgsOptions::tolerance, as PGS/PGJ/APGD
   epsilon_glob,  // eps_glob (eq. 37) <= NlgsOptions::epsilon_glob_tolerance, as Dumont
 };
 
-struct NlgsOptions {
+// What the NLGS reads: the common options and the merit check (scene section solver) and
+// Dumont's options (scene section solver.nlgs). Contacts are visited in natural order without
+// relaxation (Dumont Sec. 3.1): its step is the descent parameter rho.
+struct NlgsOptions : IterativeSolverOptions {
   LocalMethod method = LocalMethod::ebp;
   // alpha in rho = alpha rho_bar; 0 takes the method's default of Dumont Sec. 4 (0.6 for SBP
   // and SAL, 1 for EBP and EAL).
@@ -87,11 +90,9 @@ struct NlgsStats {
 
 class NlgsSolver final : public ContactSolver {
  public:
-  // Throws InputError for options that cannot be used. SolverOptions: tolerance (merit stop),
-  // max_iterations (sweeps), warm_start, record_history, check_every, divergence_factor;
-  // contacts are visited in natural order with no relaxation (order and relaxation must keep
-  // their defaults).
-  NlgsSolver(SolverOptions options, NlgsOptions nlgs);
+  // Throws InputError for options that cannot be used. tolerance: the merit stop;
+  // max_iterations: sweeps.
+  explicit NlgsSolver(NlgsOptions nlgs);
   std::string name() const override;  // "nlgs-sbp", "nlgs-ebp", "nlgs-sal", "nlgs-eal"
   SolverStats solve(const ConeProblem& problem, VecX& r) const override;
   // The same solve with Dumont's eps_glob terms per iteration.
@@ -105,12 +106,10 @@ class NlgsSolver final : public ContactSolver {
 
 // "nlgs-sbp", "nlgs-ebp", "nlgs-sal", "nlgs-eal".
 std::vector<std::string> nlgs_solver_names();
-// An NLGS solver for one of those names with the method's defaults (stopping on the merit),
-// nullptr for any other name (so that make_solver can try it first).
-std::unique_ptr<ContactSolver> make_nlgs_solver(const std::string& name,
-                                                const SolverOptions& options);
-// The same with the given NLGS options, whose method the name replaces.
-std::unique_ptr<ContactSolver> make_nlgs_solver(const std::string& name,
-                                                const SolverOptions& options, NlgsOptions nlgs);
+// An NLGS solver for one of those names with the given options, whose method the name
+// replaces; nullptr for any other name.
+std::unique_ptr<ContactSolver> make_nlgs_solver(const std::string& name, NlgsOptions nlgs = {});
+// The method a name of nlgs_solver_names() stands for (InputError for another name).
+LocalMethod nlgs_method(const std::string& name);
 
 }  // namespace moreau

@@ -24,7 +24,7 @@
 namespace moreau {
 
 struct AdmmOptions {
-  double tolerance = 1e-8;      // on the suite's merit (merit.hpp)
+  double tolerance = 1e-8;     // on the suite's merit (merit.hpp)
   int max_iterations = 10000;  // ADMM iterations (each one solve with the factored W + rho I)
   bool warm_start = true;
   bool record_history = true;
@@ -32,18 +32,18 @@ struct AdmmOptions {
   // Initial penalty; 0 = trace(W) / rows, the mean diagonal entry: a penalty of the size of W
   // weighs the split r = z like the contacts' own compliance.
   double initial_penalty = 0.0;
-  double balance = 10.0;         // residual ratio that triggers a penalty change (Boyd: 10)
-  double penalty_factor = 2.0;   // penalty change per trigger (Boyd: 2)
-  int balance_every = 10;        // iterations between penalty updates (each costs a factorization)
-  void validate() const;         // throws InputError naming the field
+  double balance = 10.0;        // residual ratio that triggers a penalty change (Boyd: 10)
+  double penalty_factor = 2.0;  // penalty change per trigger (Boyd: 2)
+  int balance_every = 10;       // iterations between penalty updates (each costs a factorization)
+  void validate() const;        // throws InputError naming the field
 };
 
 struct AdmmStats {
   SolverStats stats;
-  int factorizations = 0;          // of W + rho I
-  double final_penalty = 0.0;      // rho at the end
-  double primal_residual = 0.0;    // |r - z| at the end
-  double dual_residual = 0.0;      // rho |z - z_prev| at the end
+  int factorizations = 0;        // of W + rho I
+  double final_penalty = 0.0;    // rho at the end
+  double primal_residual = 0.0;  // |r - z| at the end
+  double dual_residual = 0.0;    // rho |z - z_prev| at the end
 };
 
 class Admm final : public ContactSolver {
@@ -57,9 +57,5 @@ class Admm final : public ContactSolver {
  private:
   AdmmOptions admm_options_;
 };
-
-// The registry's SolverOptions mapped onto the ADMM options: tolerance, max_iterations,
-// warm_start, record_history and divergence_factor carry over, the rest keep their defaults.
-AdmmOptions admm_options(const SolverOptions& options);
 
 }  // namespace moreau

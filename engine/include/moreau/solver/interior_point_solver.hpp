@@ -65,6 +65,10 @@ struct InteriorPointSolverOptions {
 // from Kleinert et al. 2014 without printing it; this is the IPM's own stopping measure.
 double kleinert_error(const ConeProblem& problem, const VecX& r, const VecX& u);
 
+// What "ipm" and "ipm-direct" read through the registry: the common options (the back-end is
+// the name's, the rest InteriorPointSolverOptions' defaults).
+struct IpmOptions : SolverOptions {};
+
 class InteriorPointSolver final : public ContactSolver {
  public:
   // Throws InputError for options that cannot be used.

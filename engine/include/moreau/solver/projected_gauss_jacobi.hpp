@@ -6,18 +6,27 @@
 // with u^_i the De Saxce velocity (FrictionModel::coulomb) or u_i (convex_relaxation).
 // Unlike Gauss-Seidel, the Jacobi splitting converges only for omega < 2 / lambda_max(G W)
 // (G = diag(g_i)), which for a contact coupled to many others is well below 1: the default
-// SolverOptions::relaxation = 1.0 may not converge, the experiments use omega = 0.3.
+// PgjOptions::relaxation = 1.0 may not converge, the experiments use omega = 0.3.
 // The result does not depend on the thread count.
 #include "moreau/solver/solver.hpp"
 
 namespace moreau {
 
+// What PGJ reads: the common options, the merit check and its relaxation.
+struct PgjOptions : IterativeSolverOptions {
+  double relaxation = 1.0;  // omega in (0, 2)
+  void validate() const;    // throws InputError naming the field
+};
+
 class ProjectedGaussJacobi final : public ContactSolver {
  public:
-  // Throws InputError for options that cannot be used (SolverOptions::validate).
-  explicit ProjectedGaussJacobi(SolverOptions options = {});
+  // Throws InputError for options that cannot be used (PgjOptions::validate).
+  explicit ProjectedGaussJacobi(PgjOptions options = {});
   std::string name() const override { return "pgj"; }
   SolverStats solve(const ConeProblem& problem, VecX& r) const override;
+
+ private:
+  PgjOptions pgj_;
 };
 
 }  // namespace moreau

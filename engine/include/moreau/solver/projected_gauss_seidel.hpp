@@ -1,7 +1,7 @@
 #pragma once
-// Projected Gauss-Seidel (PGS, used on the LCP eq. 21 in Olsen & Kamrin Sec. 8; the per-contact cone
-// projection of Tasora & Anitescu for frictional contacts). One sweep visits every contact
-// once in SolverOptions::order and updates it from the latest impulses of all the others,
+// Projected Gauss-Seidel (PGS, used on the LCP eq. 21 in Olsen & Kamrin Sec. 8; the per-contact
+// cone projection of Tasora & Anitescu for frictional contacts). One sweep visits every contact
+// once in PgsOptions::order and updates it from the latest impulses of all the others,
 // through the DelassusOperator sweep interface (O(block) per contact, no full product):
 //   frictionless:  r_i <- max(0, r_i - omega u_i / W_ii)   (omega = 1: the exact local solve)
 //   frictional:    r_i <- P_K(r_i - omega g_i u^_i),  g_i = rows / trace(W_ii)
@@ -17,12 +17,22 @@
 
 namespace moreau {
 
+// What PGS reads: the common options, the merit check, its order and relaxation.
+struct PgsOptions : IterativeSolverOptions, ContactOrderOptions {
+  double relaxation = 1.0;  // omega in (0, 2)
+  void validate() const;    // throws InputError naming the field
+};
+
 class ProjectedGaussSeidel final : public ContactSolver {
  public:
-  // Throws InputError for options that cannot be used (SolverOptions::validate).
-  explicit ProjectedGaussSeidel(SolverOptions options = {});
+  // Throws InputError for options that cannot be used (PgsOptions::validate).
+  explicit ProjectedGaussSeidel(PgsOptions options = {});
   std::string name() const override { return "pgs"; }
   SolverStats solve(const ConeProblem& problem, VecX& r) const override;
+  const PgsOptions& pgs_options() const { return pgs_; }
+
+ private:
+  PgsOptions pgs_;
 };
 
 }  // namespace moreau

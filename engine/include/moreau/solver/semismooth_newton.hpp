@@ -37,7 +37,7 @@ struct SemismoothNewtonOptions {
   // Non-monotone Armijo: psi(r + a d) <= max(last `memory` psi) - armijo * a * 2 psi(r).
   double armijo = 1e-4;
   int memory = 5;
-  double backtrack = 0.5;  // step factor per rejected trial
+  double backtrack = 0.5;   // step factor per rejected trial
   double min_step = 1e-10;  // below: the line search failed, fallback sweeps follow
   int fallback_sweeps = 10;
   // Regularized Newton: J + lambda_k I with lambda_k = regularization * min(1, |Phi(r_k)| /
@@ -73,9 +73,5 @@ class SemismoothNewton final : public ContactSolver {
  private:
   SemismoothNewtonOptions newton_options_;
 };
-
-// The registry's SolverOptions mapped onto the Newton options: tolerance, max_iterations,
-// warm_start, record_history and divergence_factor carry over, the rest keep their defaults.
-SemismoothNewtonOptions semismooth_newton_options(const SolverOptions& options);
 
 }  // namespace moreau

@@ -21,23 +21,34 @@ std::string to_string(Termination termination);
 // Order in which Gauss-Seidel solvers visit contacts.
 enum class ContactOrder { natural, reverse, random, custom };
 
+// The options every solver reads (scene keys solver.tolerance, max_iterations, warm_start,
+// record_history). Each solver has its own options struct derived from this one that holds
+// only what that solver reads (PgsOptions, ApgdOptions, NlgsOptions, ...), so that no field a
+// solver ignores can be set; the registry (moreau/registry/solver_registry.hpp) maps names to
+// them.
 struct SolverOptions {
-  double tolerance = 1e-8;         // on the merit of merit.hpp (dimensionless)
-  int max_iterations = 10000;      // sweeps (PGS), iterations (PGJ, APGD)
-  bool warm_start = true;          // start from the given r, else from 0
-  bool record_history = true;      // merit after each iteration in SolverStats::merit_history
+  double tolerance = 1e-8;     // on the merit of merit.hpp (dimensionless)
+  int max_iterations = 10000;  // sweeps (PGS), iterations (PGJ, APGD), Newton steps (IPM)
+  bool warm_start = true;      // start from the given r, else from 0
+  bool record_history = true;  // merit after each iteration in SolverStats::merit_history
+  void validate() const;       // throws InputError naming the field
+};
+
+// Solvers that measure the merit while they iterate and stop when it grows.
+struct IterativeSolverOptions : SolverOptions {
   int check_every = 1;             // merit evaluated every k iterations (it costs one product)
   double divergence_factor = 1e8;  // merit > factor * initial merit => diverged
-  // Projected methods: relaxation omega (PGS, PGJ) in (0, 2); PGJ needs omega small enough
-  // for its Jacobi splitting, 0.3 is the usual choice (Tasora, Anitescu).
-  double relaxation = 1.0;
-  ContactOrder order = ContactOrder::natural;  // PGS
-  std::vector<int> custom_order;               // PGS with order == custom: a permutation
-  unsigned seed = 1;                           // PGS with order == random (shuffled once)
-  // APGD (Mazhar et al. 2015, Alg. 1): adaptive restart and step-size backtracking.
-  bool adaptive_restart = true;
-  double initial_lipschitz = 0.0;          // 0 = estimate from a power iteration
-  void validate(int contact_count) const;  // throws InputError naming the field
+  void validate() const;           // throws InputError naming the field
+};
+
+// The contact visiting order of the Gauss-Seidel solvers that take one (pgs, md_gs).
+struct ContactOrderOptions {
+  ContactOrder order = ContactOrder::natural;
+  std::vector<int> custom_order;  // order == custom: a permutation of the contacts
+  unsigned seed = 1;              // order == random (shuffled once)
+  // Throws InputError naming the field; a custom order must be a permutation of
+  // 0..contact_count-1 (checked again at each solve with the problem's count).
+  void validate(int contact_count) const;
 };
 
 struct SolverStats {
@@ -77,13 +88,20 @@ class ContactSolver {
   const SolverOptions& options() const { return options_; }
 
  protected:
-  explicit ContactSolver(SolverOptions options) : options_(std::move(options)) {}
-  SolverOptions options_;
+  // `control`: the solver's common options with its check_every and divergence_factor (their
+  // defaults for a solver that reads neither), what the shared iteration monitor reads.
+  explicit ContactSolver(IterativeSolverOptions control) : options_(std::move(control)) {}
+  IterativeSolverOptions options_;
 };
 
-// Contact visiting order of Gauss-Seidel solvers for SolverOptions::order (random: std::mt19937
-// seeded with SolverOptions::seed, shuffled once).
-std::vector<int> visiting_order(const SolverOptions& options, int contacts);
+// Contact visiting order of Gauss-Seidel solvers (random: std::mt19937 seeded with
+// ContactOrderOptions::seed, shuffled once).
+std::vector<int> visiting_order(const ContactOrderOptions& options, int contacts);
+
+// The common options and the iteration control of a solver that reads only the common
+// options: check_every 1 and divergence_factor `divergence_factor`.
+IterativeSolverOptions iteration_control(const SolverOptions& options,
+                                         double divergence_factor = 1e8);
 
 // The solvers by name: moreau/registry/solver_registry.hpp (a layer above the solvers).
 
