@@ -73,6 +73,11 @@ void write_summary(const std::filesystem::path& path, const Scene& scene, const 
   if (stats.first_non_converged_step >= 0)
     summary["first_non_converged_step"] = stats.first_non_converged_step;
   if (stats.max_merit_step >= 0) summary["max_merit_step"] = stats.max_merit_step;
+  // A solver stopping on another measure than the merit (the IPM's `stopping`) says which.
+  if (stats.criterion != "merit") {
+    summary["stopping_criterion"] = stats.criterion;
+    summary["max_criterion_value"] = stats.max_criterion_value;
+  }
   if (compatible) {
     summary["compatible_solver"] = {
         {"steps", stats.compatible_steps},

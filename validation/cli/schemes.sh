@@ -83,5 +83,24 @@ status=0
 "$moreau" fclib solve "$work/iv/fclib/step_320_local.hdf5" --solver pgs --nlgs-alpha 0.5 \
   2>/dev/null || status=$?
 test "$status" -eq 2 || { echo "--nlgs-alpha was accepted for pgs (status $status)"; exit 1; }
+# The IPM stops on Kleinert et al.'s error(gamma, u) when asked (solver.stopping); the summary
+# names the measure, which every converged step keeps below the tolerance; other solvers refuse
+# the key.
+sed 's/"name": "apgd", "tolerance": 1e-4, "max_iterations": 500,/"name": "ipm", "tolerance": 1e-4, "max_iterations": 200, "stopping": "kleinert_error",/' \
+  "$scenes/rattle_pile.json" > "$work/ipm_error.json"
+"$moreau" run "$work/ipm_error.json" -o "$work/ipm_error" -n 5 -q
+grep -q '"stopping_criterion": "kleinert_error"' "$work/ipm_error/summary.json" ||
+  { echo "ipm: the summary does not name kleinert_error"; exit 1; }
+grep -q '"non_converged_steps": 0' "$work/ipm_error/summary.json" ||
+  { echo "ipm: a step did not reach error(gamma, u) 1e-4"; exit 1; }
+awk -F': ' '/"max_criterion_value"/ { v = $2 + 0; if (!(v <= 1e-4 && v > 0)) { print "max error " v; exit 1 } }' \
+  "$work/ipm_error/summary.json"
+sed 's/"name": "apgd",/"name": "pgs", "stopping": "kleinert_error",/' "$scenes/rattle_pile.json" \
+  > "$work/pgs_stopping.json"
+status=0
+message=$("$moreau" check "$work/pgs_stopping.json" 2>&1) || status=$?
+test "$status" -eq 2 || { echo "pgs accepted solver.stopping"; exit 1; }
+echo "$message" | grep -q 'solver.stopping: not read by solver "pgs"' ||
+  { echo "unexpected message: $message"; exit 1; }
 rm -rf "$work"
 echo "schemes: ok"

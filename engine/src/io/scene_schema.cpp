@@ -315,6 +315,10 @@ OptionTable<O> make_solver_table() {
   }
   if constexpr (std::is_same_v<O, NlgsOptions>)
     table.push_back(custom_option<O>("nlgs", "object", ""));
+  if constexpr (std::is_same_v<O, IpmOptions>)
+    table.push_back(choice_option<O>(
+        "stopping", &O::stopping,
+        {{"merit", IpmStopping::merit}, {"kleinert_error", IpmStopping::kleinert_error}}));
   return table;
 }
 

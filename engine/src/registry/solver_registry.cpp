@@ -99,9 +99,11 @@ std::unique_ptr<ContactSolver> make_solver(const std::string& name,
   // ADMM with residual balancing and the De Saxce fixed point (admm.hpp).
   if (name == "admm") return std::make_unique<Admm>(std::get<AdmmOptions>(options));
   // Interior point method of Kleinert et al. (matrix-free CG / CHOLMOD back-end).
+  const IpmOptions& common = std::get<IpmOptions>(options);
   InteriorPointSolverOptions ipm;
   if (name == "ipm-direct") ipm.backend = conic::LinearBackend::cholmod;
-  return std::make_unique<InteriorPointSolver>(std::get<IpmOptions>(options), ipm);
+  ipm.stop_on_paper_error = common.stopping == IpmStopping::kleinert_error;
+  return std::make_unique<InteriorPointSolver>(common, ipm);
 }
 
 std::unique_ptr<ContactSolver> make_solver(const std::string& name) {

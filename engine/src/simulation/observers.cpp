@@ -63,6 +63,11 @@ void RunStatistics::on_step(const Stepper&, const StepReport& report) {
     max_merit = stats.merit;
     max_merit_step = step;
   }
+  if (stats.termination != Termination::not_run && !stats.criterion.empty()) {
+    criterion = stats.criterion;
+    if (!std::isnan(max_criterion_value) && !(stats.criterion_value <= max_criterion_value))
+      max_criterion_value = stats.criterion_value;  // NaN (a diverged solve) is kept
+  }
   total_iterations += stats.iterations;
   max_iterations = std::max(max_iterations, stats.iterations);
   max_contacts = std::max(max_contacts, report.active_contacts);

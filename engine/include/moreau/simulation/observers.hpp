@@ -29,6 +29,10 @@ class RunStatistics final : public StepObserver {
   long first_non_converged_step = -1;
   double max_merit = 0.0;  // NaN once a solve diverged to NaN
   long max_merit_step = -1;
+  // The measure the solver's tolerance bounds (SolverStats::criterion: "merit", or e.g.
+  // "kleinert_error" for the IPM stopping on Kleinert et al.'s error) and its largest value.
+  std::string criterion = "merit";
+  double max_criterion_value = 0.0;
   long total_iterations = 0;
   int max_iterations = 0;
   long max_contacts = 0;

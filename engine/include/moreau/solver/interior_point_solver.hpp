@@ -65,9 +65,14 @@ struct InteriorPointSolverOptions {
 // from Kleinert et al. 2014 without printing it; this is the IPM's own stopping measure.
 double kleinert_error(const ConeProblem& problem, const VecX& r, const VecX& u);
 
-// What "ipm" and "ipm-direct" read through the registry: the common options (the back-end is
-// the name's, the rest InteriorPointSolverOptions' defaults).
-struct IpmOptions : SolverOptions {};
+// Which measure SolverOptions::tolerance bounds (InteriorPointSolverOptions::stop_on_paper_error).
+enum class IpmStopping { merit, kleinert_error };
+
+// What "ipm" and "ipm-direct" read through the registry: the common options and the stopping
+// measure (the back-end is the name's, the rest InteriorPointSolverOptions' defaults).
+struct IpmOptions : SolverOptions {
+  IpmStopping stopping = IpmStopping::merit;
+};
 
 class InteriorPointSolver final : public ContactSolver {
  public:
