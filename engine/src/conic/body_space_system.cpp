@@ -19,12 +19,14 @@
 // steps); the true residual is checked once at the end, and CG in the cone variables polishes
 // from dx if it is above the tolerance.
 //
-// The direct back-end factors K itself (CHOLMOD): 6 rows per body and one 6 x 6 block per
-// pair of bodies in contact, far smaller and sparser than N + W^2 in the cone variables
-// (each contact couples with every contact of its two bodies there). K's condition ~ 1/mu
-// costs digits in dx, which iterative refinement on H (one product with N each) recovers.
+// The direct back-end factors K itself (CHOLMOD): r rows per body (r = F's block rows: 6 in
+// 3D, 3 for the 2D variational problem) and one r x r block per pair of bodies in contact, far
+// smaller and sparser than N + W^2 in the cone variables (each contact couples with every contact
+// of its two bodies there). K's condition ~ 1/mu costs digits in dx, which iterative refinement on
+// H (one product with N each) recovers.
 #include <Eigen/Cholesky>
 #include <Eigen/CholmodSupport>
+#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -46,6 +48,7 @@ class BodySpaceForm : public NewtonSystem {
       : problem_(problem),
         factor_(*problem.hessian->factor()),
         dims_(problem.cone_dimensions),
+        rows_(factor_.block_rows()),
         offsets_(cone_offsets(problem.cone_dimensions)),
         cones_(static_cast<int>(problem.cone_dimensions.size())),
         block_(cones_),
@@ -81,16 +84,41 @@ class BodySpaceForm : public NewtonSystem {
       }
       Eigen::LLT<Eigen::MatrixXd> factor(d);
       d_inverse_[k].setZero();
-      if (factor.info() != Eigen::Success) {
-        positive = false;
-      } else {
+      if (factor.info() == Eigen::Success) {
         d_inverse_[k].topLeftCorner(dim, dim) = factor.solve(Eigen::MatrixXd::Identity(dim, dim));
       }
+      if (!d_inverse_[k].allFinite() || factor.info() != Eigen::Success)
+        positive = compliant_inverse(k) && positive;
     }
     return positive;
   }
 
-  // F_bk D_k^-1 F_ck^T of cone k between its sides s and t (6 x 6).
+  // (C_k + W_k^2)^-1 = C^-1/2 G (I + G)^-1 C^-1/2 with G = C^1/2 W_k^-2 C^1/2, from the
+  // accurate W^-2 (set_inverse_scaling), where C + W^2 is not numerically positive definite:
+  // close to the solution W^2 of a closed contact spans 1/epsilon and rounds to singular,
+  // while G's eigenvalues g give g / (1 + g) in [0, 1) to full absolute accuracy (the 2D
+  // variational problem with contact elasticity meets this; C > 0 on the cone needed).
+  bool compliant_inverse(int k) {
+    const int dim = dims_[k];
+    if (problem_.compliance.size() == 0 || inverse_scaling_.size() != scaling_.size()) return false;
+    const Eigen::VectorXd c = problem_.compliance.segment(offsets_[k], dim);
+    if (!(c.minCoeff() > 0.0)) return false;
+    const Eigen::VectorXd root = c.cwiseSqrt();
+    const Eigen::MatrixXd g =
+        root.asDiagonal() * inverse_scaling_[k].topLeftCorner(dim, dim) * root.asDiagonal();
+    if (!g.allFinite()) return false;
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(g);
+    const Eigen::VectorXd lambda = eigen.eigenvalues().cwiseMax(0.0);
+    const Eigen::VectorXd ratio = lambda.array() / (1.0 + lambda.array());
+    const Eigen::MatrixXd middle =
+        eigen.eigenvectors() * ratio.asDiagonal() * eigen.eigenvectors().transpose();
+    const Eigen::VectorXd inverse_root = root.cwiseInverse();
+    d_inverse_[k].topLeftCorner(dim, dim) =
+        inverse_root.asDiagonal() * middle * inverse_root.asDiagonal();
+    return d_inverse_[k].allFinite();
+  }
+
+  // F_bk D_k^-1 F_ck^T of cone k between its sides s and t (6 x 6; leading rows_ x rows_ used).
   Mat6 coupling(int k, int s, int t) const {
     const int dim = dims_[k];
     return columns_[k][s].leftCols(dim) * d_inverse_[k].topLeftCorner(dim, dim) *
@@ -125,6 +153,7 @@ class BodySpaceForm : public NewtonSystem {
   const ConicQp& problem_;
   const QuadraticFactor& factor_;
   const std::vector<int>& dims_;
+  int rows_;  // F's rows per block
   std::vector<int> offsets_;
   int cones_;
   std::vector<std::array<int, 2>> block_;        // F's row blocks of each cone
@@ -173,7 +202,7 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
       reached_ = polish_->reached_tolerance();
       return ok;
     }
-    const int p = 6 * factor_.blocks();
+    const int p = rows_ * factor_.blocks();
     VecX d_rhs, g, q;
     apply_d_inverse(rhs, d_rhs);
     factor_.apply(d_rhs, g);
@@ -250,9 +279,18 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
   void apply_preconditioner(const VecX& v, VecX& out) const {
     out.resize(v.size());
     const int bodies = static_cast<int>(body_preconditioner_.size());
+    if (rows_ == 6) {
+#pragma omp parallel for schedule(static) if (bodies > kParallelCones)
+      for (int b = 0; b < bodies; ++b) {
+        out.segment<6>(6 * b) = body_preconditioner_[b] * v.segment<6>(6 * b);
+      }
+      return;
+    }
+    // Fewer rows per block: the preconditioner blocks are the identity beyond them.
 #pragma omp parallel for schedule(static) if (bodies > kParallelCones)
     for (int b = 0; b < bodies; ++b) {
-      out.segment<6>(6 * b) = body_preconditioner_[b] * v.segment<6>(6 * b);
+      out.segment(rows_ * b, rows_) =
+          body_preconditioner_[b].topLeftCorner(rows_, rows_) * v.segment(rows_ * b, rows_);
     }
   }
 
@@ -274,7 +312,12 @@ class BodySpaceCholmod final : public BodySpaceForm {
     d_inverse_.assign(cones_, Mat3::Identity());
     assemble();
     factor_k_.cholmod().print = 0;
-    factor_k_.setMode(Eigen::CholmodSupernodalLLt);
+    // Supernodal for 6 rows per body (3D, as measured in pile_problems); simplicial for fewer:
+    // K of a 2D problem has 3 x 3 blocks, too small for the supernodal BLAS kernels to pay
+    // (the same time at 200 non-convex particles, docs/variational.md "Cost"), and the
+    // simplicial factorization runs no OpenMP region (CHOLMOD's supernodal one forks 4 threads
+    // whatever OMP_NUM_THREADS says).
+    factor_k_.setMode(rows_ == 6 ? Eigen::CholmodSupernodalLLt : Eigen::CholmodSimplicialLLt);
     factor_k_.analyzePattern(k_);
   }
 
@@ -334,32 +377,59 @@ class BodySpaceCholmod final : public BodySpaceForm {
     apply_d_inverse(b - u, dx);
   }
 
-  void assemble() {
-    const int p = 6 * factor_.blocks();
-    std::vector<Eigen::Triplet<double>> triplets;
-    triplets.reserve(static_cast<std::size_t>(p) + 4 * 36 * static_cast<std::size_t>(cones_));
-    for (int i = 0; i < p; ++i) triplets.emplace_back(i, i, 1.0);
+  // K's lower triangle in a fixed order: the identity, then each cone's couplings (the order
+  // setFromTriplets sums duplicates in, so that refilling the values in it gives the same sums).
+  template <typename Entry>
+  void for_each_entry(Entry&& entry) const {
+    const int p = rows_ * factor_.blocks();
+    for (int i = 0; i < p; ++i) entry(i, i, 1.0);
     for (int k = 0; k < cones_; ++k) {
       for (int s = 0; s < 2; ++s) {
         for (int t = 0; t < 2; ++t) {
           const int row_block = block_[k][s], column_block = block_[k][t];
           if (row_block < 0 || column_block < 0 || row_block < column_block) continue;
           const Mat6 c = coupling(k, s, t);
-          for (int a = 0; a < 6; ++a) {
-            for (int b = 0; b < 6; ++b) {
-              const int row = 6 * row_block + a, column = 6 * column_block + b;
-              if (row >= column) triplets.emplace_back(row, column, c(a, b));
+          for (int a = 0; a < rows_; ++a) {
+            for (int b = 0; b < rows_; ++b) {
+              const int row = rows_ * row_block + a, column = rows_ * column_block + b;
+              if (row >= column) entry(row, column, c(a, b));
             }
           }
         }
       }
     }
-    k_.resize(p, p);
-    k_.setFromTriplets(triplets.begin(), triplets.end());
-    k_.makeCompressed();
+  }
+
+  // The first call builds the pattern and where each entry lands in it; later calls (one per
+  // Newton step) only add the new values there.
+  void assemble() {
+    if (position_.empty()) {
+      const int p = rows_ * factor_.blocks();
+      std::vector<Eigen::Triplet<double>> triplets;
+      triplets.reserve(static_cast<std::size_t>(p) + 4 * static_cast<std::size_t>(rows_ * rows_) *
+                                                         static_cast<std::size_t>(cones_));
+      for_each_entry(
+          [&](int row, int column, double value) { triplets.emplace_back(row, column, value); });
+      k_.resize(p, p);
+      k_.setFromTriplets(triplets.begin(), triplets.end());
+      k_.makeCompressed();
+      position_.reserve(triplets.size());
+      for (const Eigen::Triplet<double>& t : triplets) {
+        const int* begin = k_.innerIndexPtr() + k_.outerIndexPtr()[t.col()];
+        const int* end = k_.innerIndexPtr() + k_.outerIndexPtr()[t.col() + 1];
+        position_.push_back(
+            static_cast<int>(std::lower_bound(begin, end, t.row()) - k_.innerIndexPtr()));
+      }
+      return;
+    }
+    double* values = k_.valuePtr();
+    std::fill(values, values + k_.nonZeros(), 0.0);
+    std::size_t next = 0;
+    for_each_entry([&](int, int, double value) { values[position_[next++]] += value; });
   }
 
   Eigen::SparseMatrix<double, Eigen::ColMajor> k_;  // lower triangle of K
+  std::vector<int> position_;                       // of each entry (for_each_entry) in k_
   std::unique_ptr<NewtonSystem> cone_variables_;    // once K's accuracy ran out
   Eigen::CholmodDecomposition<Eigen::SparseMatrix<double, Eigen::ColMajor>, Eigen::Lower> factor_k_;
 };

@@ -3,12 +3,47 @@
 #include <cmath>
 #include <ctime>
 #include <utility>
+#include <vector>
 
 #include "moreau/contact/contact_system.hpp"
 #include "moreau/core/error.hpp"
 #include "solver_report.hpp"
 
 namespace moreau {
+namespace {
+
+// F = (theta dt^2)^1/2 M^-1/2 H of the dynamic force problem (Krabbenhoft/NURBS chapter
+// eq. 4.15, N = theta dt^2 H^T M^-1 H = F^T F) on the planar degrees of freedom of each body
+// (x, y, rotation about z: 3 rows per body, force_problem.hpp): the 2D inverse mass is
+// diagonal there (model/body.hpp) and zero on the other three.
+SparseMatrix planar_factor(const ContactSystem& system, double scale) {
+  constexpr int kPlanarDofs[3] = {0, 1, 5};
+  const int rows_per_contact = system.rows_per_contact();
+  std::vector<Eigen::Triplet<double>> triplets;
+  triplets.reserve(static_cast<std::size_t>(system.contact_count()) * rows_per_contact * 6);
+  for (int i = 0; i < system.contact_count(); ++i) {
+    const ContactRows& rows = system.rows()[i];
+    for (int side = 0; side < 2; ++side) {
+      const int body = side == 0 ? rows.body_a : rows.body_b;
+      if (body < 0) continue;
+      const InverseMass& inverse = system.inverse_mass(body);
+      const double root[3] = {std::sqrt(inverse.linear(0)), std::sqrt(inverse.linear(1)),
+                              std::sqrt(inverse.angular(2, 2))};
+      const JacobianBlock& jacobian = side == 0 ? rows.jacobian_a : rows.jacobian_b;
+      for (int k = 0; k < rows_per_contact; ++k) {
+        for (int j = 0; j < 3; ++j) {
+          const double value = scale * root[j] * jacobian(k, kPlanarDofs[j]);
+          if (value != 0.0) triplets.emplace_back(3 * body + j, rows_per_contact * i + k, value);
+        }
+      }
+    }
+  }
+  SparseMatrix factor(3 * system.body_count(), rows_per_contact * system.contact_count());
+  factor.setFromTriplets(triplets.begin(), triplets.end());
+  return factor;
+}
+
+}  // namespace
 
 void VariationalOptions::validate(const World& world) const {
   if (!(time_step > 0.0) || !std::isfinite(time_step)) {
@@ -69,7 +104,12 @@ const StepReport& VariationalStepper::step() {
   const std::vector<variational::ContactKey> keys = variational::contact_keys(contacts);
   variational::ForceProblem problem = variational::contact_force_problem(
       world_, contacts, dx_free, options_.contact, history_, keys);
-  if (n > 0) problem.hessian = (theta * dt * dt) * system.assemble();
+  // Body space: N = F^T F passed as F (the core factors 3 rows per body instead of N's
+  // contact-by-contact couplings, docs/variational.md "Cost"); otherwise N assembled.
+  if (n > 0 && options_.interior_point.body_space)
+    problem.hessian_factor = planar_factor(system, std::sqrt(theta) * dt);
+  else if (n > 0)
+    problem.hessian = (theta * dt * dt) * system.assemble();
   problem.force_scale = variational::mean_particle_weight(world_, problem.length_scale / (dt * dt));
   VecX displacement = problem.linear;  // g0 e_n + H^T dx_free
   for (int i = 0; i < n; ++i) displacement(2 * i) -= contacts[i].gap;

@@ -20,22 +20,28 @@
 
 namespace moreau::conic {
 
-// An optional factorization N = F^T F with F : R^n -> R^(6 b) block sparse, b blocks of 6
-// rows, each cone's columns nonzero in at most two blocks. Contact problems have one
+// An optional factorization N = F^T F with F : R^n -> R^(r b) block sparse, b blocks of r
+// rows (r = block_rows(): 6 for 3D bodies, 3 for 2D bodies: x, y and the rotation about z),
+// each cone's columns nonzero in at most two blocks. Contact problems have one
 // (F = M^-1/2 H S: b bodies, each contact touching its two), and it lets the interior point
 // method solve its Newton system in the body space, where the block-diagonal preconditioner
-// does not degrade as the iterates approach the solution (newton_system.hpp).
+// does not degrade as the iterates approach the solution and the direct back-end factors a
+// matrix of r rows per body instead of one coupling every pair of contacts of a body
+// (newton_system.hpp).
 class QuadraticFactor {
  public:
   using Columns = Eigen::Matrix<double, 6, 3>;
   virtual ~QuadraticFactor() = default;
   virtual int blocks() const = 0;
-  // w = F x (size 6 blocks()).
+  // Rows per block, 1..6.
+  virtual int block_rows() const { return 6; }
+  // w = F x (size block_rows() blocks()).
   virtual void apply(const VecX& x, VecX& w) const = 0;
   // x = F^T w.
   virtual void apply_transpose(const VecX& w, VecX& x) const = 0;
   // The columns [offset, offset + dim) of F (one cone), leading dim columns of each Columns:
-  // block[s] the row block of side s (-1: none), columns[s] its 6 x dim entries.
+  // block[s] the row block of side s (-1: none), columns[s] its block_rows() x dim entries
+  // (leading rows; the others zero).
   virtual void cone_columns(int offset, int dim, std::array<int, 2>& block,
                             std::array<Columns, 2>& columns) const = 0;
 };
@@ -68,6 +74,41 @@ class SparseQuadraticOperator final : public QuadraticOperator {
 
  private:
   SparseDelassus matrix_;
+};
+
+// N = F^T F given by F as a sparse matrix of `block_rows` rows per block (full storage): both a
+// QuadraticOperator (N applied as two products with F, assembled only when a back-end asks) and
+// its QuadraticFactor, for a problem whose N is formed from a factor (the 2D variational force
+// problem: F = (theta dt^2)^1/2 M^-1/2 H S, Krabbenhoft/NURBS chapter eq. 4.15). Throws
+// InputError for a non-finite F, block_rows outside 1..6, a row count that is not a multiple of
+// it, or a column (cone) that touches more than two blocks.
+class SparseFactorOperator final : public QuadraticOperator {
+ public:
+  SparseFactorOperator(SparseMatrix factor, int block_rows);
+  int size() const override { return static_cast<int>(factor_.factor.cols()); }
+  void apply(const VecX& x, VecX& y) const override;
+  Mat3 diagonal_block(int offset, int dim) const override;
+  SparseMatrix assemble() const override;
+  const QuadraticFactor* factor() const override { return &factor_; }
+
+ private:
+  class Factor final : public QuadraticFactor {
+   public:
+    int blocks() const override { return static_cast<int>(factor.rows()) / rows; }
+    int block_rows() const override { return rows; }
+    // Serial products (the transpose of the other row-major copy): below ~1e5 nonzeros an
+    // OpenMP fork costs more than the product, and the Newton steps apply F a few times each.
+    void apply(const VecX& x, VecX& w) const override { w = transpose.transpose() * x; }
+    void apply_transpose(const VecX& w, VecX& x) const override { x = factor.transpose() * w; }
+    void cone_columns(int offset, int dim, std::array<int, 2>& block,
+                      std::array<Columns, 2>& columns) const override;
+
+    SparseMatrix factor;     // F
+    SparseMatrix transpose;  // F^T, row-major: a cone's columns of F are its rows
+    int rows = 6;
+  };
+  Factor factor_;
+  mutable VecX work_;  // F x inside apply (one thread calls)
 };
 
 struct ConicQp {

@@ -49,13 +49,19 @@ struct ContactStiffness {
 };
 
 struct ForceProblem {
-  SparseMatrix hessian;   // N, 2 rows per contact (n, t); 0 x 0 for N = 0
-  VecX linear;            // c, 2 per contact, m
-  VecX compliance;        // diagonal of C: (C_N, C_T) per contact, m/N; empty: rigid
-  VecX shear_history;     // q0 per contact (N); empty: none. Enters only where C_T > 0
-  VecX friction;          // mu per contact (>= 0)
-  SparseMatrix equality;  // A (rows x 2 per contact); 0 rows: none
-  VecX equality_rhs;      // b, N (and N m for moment rows)
+  SparseMatrix hessian;  // N, 2 rows per contact (n, t); 0 x 0 for N = 0
+  // Optional, instead of `hessian`: N = F^T F given by F (factor_block_rows rows per body, 2
+  // columns per contact), eq. 4.15's F = (theta dt^2)^1/2 M^-1/2 H. The core then solves its
+  // Newton systems in the body space (conic_qp.hpp, QuadraticFactor) when
+  // InteriorPointOptions::body_space is set, and N is never assembled unless a back-end asks.
+  SparseMatrix hessian_factor;
+  int factor_block_rows = 3;  // 2D bodies: x, y, rotation about z
+  VecX linear;                // c, 2 per contact, m
+  VecX compliance;            // diagonal of C: (C_N, C_T) per contact, m/N; empty: rigid
+  VecX shear_history;         // q0 per contact (N); empty: none. Enters only where C_T > 0
+  VecX friction;              // mu per contact (>= 0)
+  SparseMatrix equality;      // A (rows x 2 per contact); 0 rows: none
+  VecX equality_rhs;          // b, N (and N m for moment rows)
   // The scales of the stop test (force_problem.cpp): displacements are measured relative to
   // |r|_inf (length_scale when r = 0: a particle size), forces relative to
   // max(|f|_inf, force_scale) (force_scale: a particle weight; 0: |f| alone), so that a force
