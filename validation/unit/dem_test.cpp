@@ -124,3 +124,28 @@ BOOST_AUTO_TEST_CASE(MissingModulusIsRefused) {
   options.time_step = 1e-7;
   BOOST_CHECK_THROW(DemStepper(world, options), InputError);
 }
+
+// The stepper caches M^-1: for a sphere with an anisotropic inertia rolling and turning on a
+// frictional floor, the rotational block it applied in the last half kick is bit for bit the
+// inverse_mass() of the orientation the body has now, and update_mass_properties() takes a
+// changed mass into account.
+BOOST_AUTO_TEST_CASE(CachedInverseMassFollowsOrientationAndMassChanges) {
+  World world = sphere_above_floor(0.0, 0.5);
+  RigidBody& ball = world.bodies[1];
+  ball.inertia_body = Vec3(1.0, 2.0, 3.0).asDiagonal() * (0.4 * ball.mass * kRadius * kRadius);
+  ball.linear_velocity = Vec3(0.3, 0.0, 0.1);
+  ball.angular_velocity = Vec3(5.0, -20.0, 3.0);
+  DemStepper dem(world, options_for(world, NormalLaw::hookean, true));
+  for (int k = 0; k < 300; ++k) dem.step();
+  const RigidBody& turned = world.bodies[1];
+  BOOST_TEST(std::abs(turned.orientation.w()) < 0.999);  // it has turned
+  const InverseMass expected = inverse_mass(turned, world.dimension);
+  BOOST_TEST((dem.inverse_mass(1).angular.array() == expected.angular.array()).all());
+  BOOST_TEST((dem.inverse_mass(1).linear.array() == expected.linear.array()).all());
+  BOOST_TEST((dem.inverse_mass(0).linear.array() == 0.0).all());  // the fixed floor
+
+  world.bodies[1].mass *= 2.0;
+  dem.update_mass_properties();
+  dem.step();
+  BOOST_TEST(dem.inverse_mass(1).linear.x() == 1.0 / world.bodies[1].mass);
+}

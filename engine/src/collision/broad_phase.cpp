@@ -55,24 +55,49 @@ struct Ball {
   bool dynamic;
 };
 
-// Shape centre, bounding radius (infinite for a half-space) and motion of every body.
+// Shape centre, bounding radius (infinite for a half-space) and motion of every body, and the
+// outward normal of each half-space (zero for other shapes).
 struct Bounds {
   std::vector<Vec3> centre;
   std::vector<double> radius;
   std::vector<char> dynamic;
+  std::vector<Vec3> plane_normal;
 };
 
 Bounds body_bounds(const World& world, bool parallel) {
   const int n = static_cast<int>(world.bodies.size());
-  Bounds bounds{std::vector<Vec3>(n), std::vector<double>(n), std::vector<char>(n)};
+  Bounds bounds{std::vector<Vec3>(n), std::vector<double>(n), std::vector<char>(n),
+                std::vector<Vec3>(n)};
 #pragma omp parallel for schedule(static) if (parallel)
   for (int i = 0; i < n; ++i) {
     const RigidBody& b = world.bodies[i];
     bounds.centre[i] = b.position + b.orientation * b.shape.offset;
     bounds.radius[i] = bounding_radius(b.shape.geometry);
     bounds.dynamic[i] = b.is_dynamic();
+    const HalfSpace* plane = std::get_if<HalfSpace>(&b.shape.geometry);
+    bounds.plane_normal[i] = plane ? Vec3(b.orientation * plane->normal) : Vec3::Zero();
   }
   return bounds;
+}
+
+// Relative slack of the half-space test below, about a thousand units in the last place of the
+// coordinates: the narrow phase computes the same height with a rotation matrix instead of the
+// quaternion, which differs in the last bits, and must never find a contact the test dropped.
+constexpr double kPlaneSlack = 1e-13;
+
+// A body whose bounding sphere lies beyond the margin above a half-space's surface has no
+// contact with it (every point of the shape is at least that far from the plane): such pairs
+// are dropped here rather than by the narrow phase, which saves the DEM and the detector one
+// pair per body and wall.
+bool near_plane(const Bounds& bounds, int plane, int body, double margin) {
+  const Vec3& m = bounds.plane_normal[plane];
+  if (m.isZero() || !std::isfinite(bounds.radius[body])) return true;
+  const Vec3& p = bounds.centre[plane];
+  const Vec3& c = bounds.centre[body];
+  const double height = m.dot(c - p);
+  const double reach = bounds.radius[body] + margin;
+  const double scale = p.cwiseAbs().maxCoeff() + c.cwiseAbs().maxCoeff() + reach;
+  return height <= reach + kPlaneSlack * scale;
 }
 
 std::int64_t cell_coordinate(double x, double inverse_cell) {
@@ -270,9 +295,11 @@ std::vector<std::pair<int, int>> canonical_pairs(
   const std::vector<Vec3>& centre = bounds.centre;
   const std::vector<double>& radius = bounds.radius;
   const std::vector<char>& dynamic = bounds.dynamic;
-  // The same bounding-sphere test as the grid's, always true for an unbounded shape.
+  // The same bounding-sphere test as the grid's; for a half-space, the bounding sphere of the
+  // other body against its plane.
   auto close = [&](int a, int b) {
-    if (!std::isfinite(radius[a]) || !std::isfinite(radius[b])) return true;
+    if (!std::isfinite(radius[a])) return near_plane(bounds, a, b, margin);
+    if (!std::isfinite(radius[b])) return near_plane(bounds, b, a, margin);
     const double limit = radius[a] + radius[b] + margin;
     return (centre[a] - centre[b]).squaredNorm() <= limit * limit;
   };

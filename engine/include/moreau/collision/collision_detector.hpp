@@ -26,8 +26,9 @@ struct CollisionStats {
 };
 
 // Pairs of bodies whose bounding spheres (inflated by the margin) overlap, each pair once
-// with a < b, in a deterministic order. Bodies with unbounded shapes (half-spaces) are
-// paired with every body. Two non-dynamic bodies are never paired.
+// with a < b, in a deterministic order. A half-space is paired with the bodies whose bounding
+// sphere reaches within the margin of its plane (every body, for another half-space). Two
+// non-dynamic bodies are never paired.
 std::vector<std::pair<int, int>> broad_phase_pairs(const World& world, const CollisionOptions& options);
 
 // Contacts between two bodies (0, 1 or several points, e.g. a box resting on a half-space),
