@@ -567,6 +567,44 @@ BOOST_AUTO_TEST_CASE(contacts_do_not_depend_on_the_thread_count) {
   BOOST_TEST(identical);
 }
 
+BOOST_AUTO_TEST_CASE(a_detector_reused_across_worlds_and_threads_gives_fresh_results) {
+  // One CollisionDetector and one output vector over worlds that grow, shrink, change dimension
+  // and thread count: every call gives detect_contacts's contacts, in the same order, and keeps
+  // the output's capacity.
+  CollisionDetector detector;
+  std::vector<Contact> out;
+  const int threads = omp_get_max_threads();
+  const struct {
+    Dimension dimension;
+    int count;
+    double extent;
+    int threads;
+  } cases[] = {{Dimension::three, 5000, 17.0, 2}, {Dimension::three, 300, 6.0, 1},
+               {Dimension::two, 3000, 50.0, 3}, {Dimension::three, 6000, 19.0, 1}};
+  unsigned seed = 31;
+  for (const auto& k : cases) {
+    const World world = random_spheres(k.dimension, k.count, ++seed, k.extent, Vec3::Zero());
+    CollisionOptions options;
+    options.margin = 0.02;
+    omp_set_num_threads(k.threads);
+    const std::size_t capacity = out.capacity();
+    CollisionStats stats;
+    detector.detect(world, options, out, &stats);
+    omp_set_num_threads(threads);
+    const std::vector<Contact> fresh = detect_contacts(world, options);
+    BOOST_TEST(out.capacity() >= capacity);
+    BOOST_TEST(stats.contacts == static_cast<long>(out.size()));
+    BOOST_TEST(out.size() > 100u);
+    BOOST_TEST_REQUIRE(out.size() == fresh.size());
+    bool identical = true;
+    for (std::size_t i = 0; i < out.size(); ++i)
+      identical = identical && out[i].body_a == fresh[i].body_a &&
+                  out[i].body_b == fresh[i].body_b && out[i].gap == fresh[i].gap &&
+                  out[i].normal == fresh[i].normal && out[i].point == fresh[i].point;
+    BOOST_TEST(identical);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(detect_contacts_equals_the_narrow_phase_of_every_pair_bit_for_bit) {
   // detect_contacts evaluates sphere pairs from its own table of shape centres; the contacts
   // must be those of narrow_phase on the broad phase's pairs, in the same order, to the bit,
