@@ -92,7 +92,9 @@ CollisionDetector& CollisionDetector::operator=(CollisionDetector&&) noexcept = 
 
 std::vector<Contact> detect_contacts(const World& world, const CollisionOptions& options,
                                      CollisionStats* stats) {
-  CollisionDetector detector;
+  // The working arrays stay with the calling thread, so that a stepper calling this every step
+  // reuses them; only the returned vector is new memory.
+  thread_local CollisionDetector detector;
   std::vector<Contact> contacts;
   detector.detect(world, options, contacts, stats);
   return contacts;
