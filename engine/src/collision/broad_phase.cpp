@@ -156,11 +156,11 @@ void radix_sort(std::vector<Keyed<Key>>& items, std::vector<Keyed<Key>>& to, int
   }
 }
 
-// Candidate pairs of the gridded bodies, found by the sweep over the sorted cells; each
-// thread puts its pairs (a, b), a < b, into its own vector of buffers.found.
+// The gridded bodies sorted by cell: keys.cells lists the occupied cells in sweep order,
+// cell c holding the run [cell_start[c], cell_start[c + 1]) of buffers.sorted.
 template <class Key>
-void grid_pairs(const KeyLayout& layout, bool planar, double margin, bool parallel,
-                KeyBuffers<Key>& keys, BroadPhaseBuffers& buffers) {
+void sort_into_cells(const KeyLayout& layout, bool parallel, KeyBuffers<Key>& keys,
+                     BroadPhaseBuffers& buffers) {
   const std::vector<Cell>& item_cell = buffers.item_cell;
   const std::vector<int>& item_body = buffers.item_body;
   const int bounded = static_cast<int>(item_body.size());
@@ -171,7 +171,6 @@ void grid_pairs(const KeyLayout& layout, bool planar, double margin, bool parall
     items[k] = Keyed<Key>{layout.key<Key>(item_cell[k]), item_body[k]};
   radix_sort(items, keys.scratch, layout.total_bits());
 
-  // Occupied cells in sweep order, each with its run [cell_start[c], cell_start[c + 1]).
   std::vector<Key>& cells = keys.cells;
   std::vector<int>& cell_start = buffers.cell_start;
   cells.clear();
@@ -183,7 +182,6 @@ void grid_pairs(const KeyLayout& layout, bool planar, double margin, bool parall
     }
   }
   cell_start.push_back(bounded);
-  const int cell_count = static_cast<int>(cells.size());
   std::vector<Ball>& sorted = buffers.sorted;
   sorted.resize(bounded);
 #pragma omp parallel for schedule(static) if (parallel)
@@ -191,6 +189,18 @@ void grid_pairs(const KeyLayout& layout, bool planar, double margin, bool parall
     const int b = items[k].body;
     sorted[k] = Ball{buffers.centre[b], buffers.radius[b], b, buffers.dynamic[b] != 0};
   }
+}
+
+// Candidate pairs of the gridded bodies, found by the sweep over the sorted cells; each
+// thread puts its pairs (a, b), a < b, into its own vector of buffers.found.
+template <class Key>
+void grid_pairs(const KeyLayout& layout, bool planar, double margin, bool parallel,
+                KeyBuffers<Key>& keys, BroadPhaseBuffers& buffers) {
+  sort_into_cells(layout, parallel, keys, buffers);
+  const std::vector<Key>& cells = keys.cells;
+  const std::vector<int>& cell_start = buffers.cell_start;
+  const std::vector<Ball>& sorted = buffers.sorted;
+  const int cell_count = static_cast<int>(cells.size());
 
   // Half stencil: the cell itself (pairs inside it), the cells after it in its own row, and
   // the full rows (dz, dy) > (0, 0), each as its key offset from the cell's own row.
