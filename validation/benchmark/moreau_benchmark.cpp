@@ -299,10 +299,11 @@ json bench_delassus_size(const Settings& settings, double triad_best, int sphere
   const double min_seconds = settings.quick ? 0.3 : 1.5;
   const Traffic free_bytes = matrix_free_traffic(system);
 
-  std::printf("\n%d spheres: contacts %d (%.2f per sphere), %d unknowns, scene + ContactSystem "
-              "built in %.2f s\n",
-              spheres, system.contact_count(),
-              static_cast<double>(system.contact_count()) / spheres, n, build_seconds);
+  std::printf(
+      "\n%d spheres: contacts %d (%.2f per sphere), %d unknowns, scene + ContactSystem "
+      "built in %.2f s\n",
+      spheres, system.contact_count(), static_cast<double>(system.contact_count()) / spheres, n,
+      build_seconds);
   std::printf("bytes per product: matrix-free compulsory %.1f MB, logical %.1f MB\n",
               free_bytes.compulsory / 1e6, free_bytes.logical / 1e6);
   json out = {
@@ -402,63 +403,108 @@ moreau::World shuffled(moreau::World world, unsigned seed) {
   return world;
 }
 
-// Best wall time and best CPU time of detect_contacts over >= 3 calls and >= min_seconds.
-json time_collision(const moreau::World& world, int threads, double min_seconds) {
-  omp_set_num_threads(threads);
-  const moreau::CollisionOptions options;
-  moreau::CollisionStats best_stats;
-  double best = 1e300, best_cpu = 1e300;
+struct CollisionTiming {
+  double wall = 1e300, cpu = 1e300;
+  moreau::CollisionStats stats;  // of the best wall-time call
+};
+
+// Best wall time and best CPU time of `detect` over >= 3 calls and >= min_seconds.
+CollisionTiming best_collision_call(const std::function<void(moreau::CollisionStats&)>& detect,
+                                    double min_seconds) {
+  CollisionTiming best;
   const auto start = Clock::now();
   for (int rep = 0; rep < 3 || seconds_since(start) < min_seconds; ++rep) {
     moreau::CollisionStats stats;
     const double cpu0 = process_cpu_clock();
     const auto t0 = Clock::now();
-    const std::vector<moreau::Contact> contacts = moreau::detect_contacts(world, options, &stats);
+    detect(stats);
     const double t = seconds_since(t0);
-    best_cpu = std::min(best_cpu, process_cpu_clock() - cpu0);
-    if (t < best) {
-      best = t;
-      best_stats = stats;
+    best.cpu = std::min(best.cpu, process_cpu_clock() - cpu0);
+    if (t < best.wall) {
+      best.wall = t;
+      best.stats = stats;
     }
   }
-  const double n = static_cast<double>(world.bodies.size());
-  std::printf("  %9.0f %9ld %10.3f %10.3f %10.3f %10.3f %10.1f %8d\n", n, best_stats.contacts,
-              1e3 * best_stats.broad_phase_seconds, 1e3 * best_stats.narrow_phase_seconds,
-              1e3 * best, 1e3 * best_cpu, 1e9 * best / n, threads);
-  return {{"spheres", world.bodies.size()},
-          {"threads", threads},
-          {"contacts", best_stats.contacts},
-          {"candidate_pairs", best_stats.candidate_pairs},
-          {"broad_phase_seconds", best_stats.broad_phase_seconds},
-          {"narrow_phase_seconds", best_stats.narrow_phase_seconds},
-          {"total_seconds", best},
-          {"cpu_seconds", best_cpu},
-          {"ns_per_sphere", 1e9 * best / n}};
+  return best;
 }
 
-// Least-squares exponents of time against N per thread count (wall and CPU time) and the
-// speed-ups of the first over the last thread count at each size.
+// detect_contacts (fresh arrays and output at every call) and a CollisionDetector reused with
+// one output vector, as a stepper calls it every step.
+json time_collision(const moreau::World& world, int threads, double min_seconds) {
+  omp_set_num_threads(threads);
+  const moreau::CollisionOptions options;
+  const CollisionTiming fresh = best_collision_call(
+      [&](moreau::CollisionStats& stats) {
+        const std::vector<moreau::Contact> contacts =
+            moreau::detect_contacts(world, options, &stats);
+      },
+      min_seconds);
+  moreau::CollisionDetector detector;
+  std::vector<moreau::Contact> contacts;
+  const CollisionTiming reused = best_collision_call(
+      [&](moreau::CollisionStats& stats) { detector.detect(world, options, contacts, &stats); },
+      min_seconds);
+  const double n = static_cast<double>(world.bodies.size());
+  const double c = static_cast<double>(fresh.stats.contacts);
+  std::printf("  %9.0f %9ld %7.3f %9.3f %9.3f %9.3f %9.3f %9.1f %9.3f %9.1f %8.1f %3d\n", n,
+              fresh.stats.contacts, c / n, 1e3 * fresh.stats.broad_phase_seconds,
+              1e3 * fresh.stats.narrow_phase_seconds, 1e3 * fresh.wall, 1e3 * fresh.cpu,
+              1e9 * fresh.cpu / n, 1e3 * reused.cpu, 1e9 * reused.cpu / n, 1e9 * reused.cpu / c,
+              threads);
+  return {{"spheres", world.bodies.size()},
+          {"threads", threads},
+          {"contacts", fresh.stats.contacts},
+          {"contacts_per_sphere", c / n},
+          {"candidate_pairs", fresh.stats.candidate_pairs},
+          {"broad_phase_seconds", fresh.stats.broad_phase_seconds},
+          {"narrow_phase_seconds", fresh.stats.narrow_phase_seconds},
+          {"total_seconds", fresh.wall},
+          {"cpu_seconds", fresh.cpu},
+          {"ns_per_sphere", 1e9 * fresh.wall / n},
+          {"cpu_ns_per_sphere", 1e9 * fresh.cpu / n},
+          {"cpu_ns_per_contact", 1e9 * fresh.cpu / c},
+          {"reused",
+           {{"broad_phase_seconds", reused.stats.broad_phase_seconds},
+            {"narrow_phase_seconds", reused.stats.narrow_phase_seconds},
+            {"total_seconds", reused.wall},
+            {"cpu_seconds", reused.cpu},
+            {"cpu_ns_per_sphere", 1e9 * reused.cpu / n},
+            {"cpu_ns_per_contact", 1e9 * reused.cpu / c}}}};
+}
+
+// Least-squares exponent of one time field against N (or against the contact count) over the
+// rows of one thread count, from the first size and from the second.
+void fit_rows(const json& rows, int threads, const std::string& name, const char* field,
+              bool reused, bool per_contact, json& out) {
+  const std::string key = std::to_string(threads);
+  std::vector<double> n_all, t_all;
+  for (const json& row : rows)
+    if (row["threads"] == threads) {
+      n_all.push_back(per_contact ? row["contacts"].get<double>() : row["spheres"].get<double>());
+      t_all.push_back((reused ? row["reused"][field] : row[field]).get<double>());
+    }
+  out["fitted_exponent_" + name][key] = fitted_exponent(n_all, t_all);
+  // N >= 1e4: the smallest size is the most sensitive to fixed costs.
+  out["fitted_exponent_" + name + "_from_10000"][key] =
+      fitted_exponent(std::vector<double>(n_all.begin() + 1, n_all.end()),
+                      std::vector<double>(t_all.begin() + 1, t_all.end()));
+  std::printf("  fitted exponent of %s, %d thread(s): %.3f (N >= 1e4: %.3f)\n", name.c_str(),
+              threads, out["fitted_exponent_" + name][key].get<double>(),
+              out["fitted_exponent_" + name + "_from_10000"][key].get<double>());
+}
+
+// Exponents of the wall and CPU time against N, fresh and reused, and of the CPU time against
+// the contact count (the finite block's surface makes contacts per sphere grow with N), per
+// thread count, and the speed-ups of the first over the last thread count at each size.
 json collision_fits(const Settings& settings, const json& rows) {
   json out;
   for (const int threads : settings.threads) {
-    const std::string key = std::to_string(threads);
-    for (const char* field : {"total_seconds", "cpu_seconds"}) {
-      std::vector<double> n_all, t_all;
-      for (const json& row : rows)
-        if (row["threads"] == threads) {
-          n_all.push_back(row["spheres"].get<double>());
-          t_all.push_back(row[field].get<double>());
-        }
-      const std::string name = std::string(field) == "total_seconds" ? "wall" : "cpu";
-      out["fitted_exponent_" + name][key] = fitted_exponent(n_all, t_all);
-      // N >= 1e4: the smallest size is the most sensitive to fixed costs.
-      out["fitted_exponent_" + name + "_from_10000"][key] =
-          fitted_exponent(std::vector<double>(n_all.begin() + 1, n_all.end()),
-                          std::vector<double>(t_all.begin() + 1, t_all.end()));
-      std::printf("  fitted exponent of %s time vs N, %d thread(s): %.3f (N >= 1e4: %.3f)\n",
-                  name.c_str(), threads, out["fitted_exponent_" + name][key].get<double>(),
-                  out["fitted_exponent_" + name + "_from_10000"][key].get<double>());
-    }
+    fit_rows(rows, threads, "wall", "total_seconds", false, false, out);
+    fit_rows(rows, threads, "cpu", "cpu_seconds", false, false, out);
+    fit_rows(rows, threads, "cpu_vs_contacts", "cpu_seconds", false, true, out);
+    fit_rows(rows, threads, "wall_reused", "total_seconds", true, false, out);
+    fit_rows(rows, threads, "cpu_reused", "cpu_seconds", true, false, out);
+    fit_rows(rows, threads, "cpu_reused_vs_contacts", "cpu_seconds", true, true, out);
   }
   for (const json& a : rows)
     for (const json& b : rows)
@@ -484,8 +530,9 @@ json bench_collision(const Settings& settings) {
   for (const bool shuffle : {false, true}) {
     const std::string order = shuffle ? "shuffled" : "lattice";
     std::printf("\nbody indices in %s order\n", order.c_str());
-    std::printf("  %9s %9s %10s %10s %10s %10s %10s %8s\n", "spheres", "contacts", "broad ms",
-                "narrow ms", "total ms", "CPU ms", "ns/sphere", "threads");
+    std::printf("  %9s %9s %7s %9s %9s %9s %9s %9s %9s %9s %8s %3s\n", "spheres", "contacts",
+                "c/sphere", "broad ms", "narrow ms", "wall ms", "CPU ms", "CPU ns/s", "reuse CPU",
+                "ns/sphere", "ns/cont", "thr");
     json rows = json::array();
     for (const int n : sizes) {
       const moreau::World world =
@@ -587,22 +634,29 @@ json bench_dem_pyramid(const Settings& settings) {
   json out = {{"spheres", scene.world.bodies.size()},
               {"time_step", dem.options.time_step},
               {"steps", steps}};
-  std::printf("  %7s %12s %14s %10s\n", "threads", "steps/s", "sphere-steps/s", "contacts");
+  std::printf("  %7s %12s %14s %10s %12s\n", "threads", "steps/s", "sphere-steps/s", "contacts",
+              "steps/CPU s");
   for (const int threads : settings.threads) {
     omp_set_num_threads(threads);
     moreau::World world = scene.world;
     // The run loop of `moreau run`, without observers: the DEM converts no contacts.
     moreau::Simulation simulation(std::make_unique<moreau::DemStepper>(world, dem.options));
     const auto t0 = Clock::now();
+    const double cpu0 = process_cpu_clock();
     simulation.run(steps);
     const double t = seconds_since(t0);
+    const double cpu = process_cpu_clock() - cpu0;
     const double rate = static_cast<double>(steps) / t;
     const std::size_t contacts =
         static_cast<std::size_t>(simulation.stepper().last_report().active_contacts);
-    std::printf("  %7d %12.1f %14.3e %10zu\n", threads, rate,
-                rate * static_cast<double>(world.bodies.size()), contacts);
-    out["threads"][std::to_string(threads)] = {
-        {"steps_per_second", rate}, {"seconds", t}, {"contacts_at_end", contacts}};
+    std::printf("  %7d %12.1f %14.3e %10zu %12.1f\n", threads, rate,
+                rate * static_cast<double>(world.bodies.size()), contacts,
+                static_cast<double>(steps) / cpu);
+    out["threads"][std::to_string(threads)] = {{"steps_per_second", rate},
+                                               {"seconds", t},
+                                               {"cpu_seconds", cpu},
+                                               {"steps_per_cpu_second", steps / cpu},
+                                               {"contacts_at_end", contacts}};
   }
   if (settings.threads.size() > 1) {
     const double s =

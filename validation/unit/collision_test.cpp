@@ -463,8 +463,16 @@ std::vector<std::pair<int, int>> brute_force_pairs(const World& world, double ma
       const double rb = bounding_radius(bb.shape.geometry);
       const Vec3 ca = ba.position + ba.orientation * ba.shape.offset;
       const Vec3 cb = bb.position + bb.orientation * bb.shape.offset;
-      if (!std::isfinite(ra) || !std::isfinite(rb) || (ca - cb).norm() <= ra + rb + margin)
-        pairs.emplace_back(a, b);
+      // A half-space meets the bodies whose bounding sphere reaches within the margin of its
+      // plane.
+      auto reaches = [margin](const RigidBody& plane, const Vec3& p, const Vec3& c, double r) {
+        const Vec3 m = plane.orientation * std::get<HalfSpace>(plane.shape.geometry).normal;
+        return !std::isfinite(r) || m.dot(c - p) <= r + margin;
+      };
+      const bool close = !std::isfinite(ra)   ? reaches(ba, ca, cb, rb)
+                         : !std::isfinite(rb) ? reaches(bb, cb, ca, ra)
+                                              : (ca - cb).norm() <= ra + rb + margin;
+      if (close) pairs.emplace_back(a, b);
     }
   return pairs;
 }
@@ -559,6 +567,44 @@ BOOST_AUTO_TEST_CASE(contacts_do_not_depend_on_the_thread_count) {
   BOOST_TEST(identical);
 }
 
+BOOST_AUTO_TEST_CASE(a_detector_reused_across_worlds_and_threads_gives_fresh_results) {
+  // One CollisionDetector and one output vector over worlds that grow, shrink, change dimension
+  // and thread count: every call gives detect_contacts's contacts, in the same order, and keeps
+  // the output's capacity.
+  CollisionDetector detector;
+  std::vector<Contact> out;
+  const int threads = omp_get_max_threads();
+  const struct {
+    Dimension dimension;
+    int count;
+    double extent;
+    int threads;
+  } cases[] = {{Dimension::three, 5000, 17.0, 2}, {Dimension::three, 300, 6.0, 1},
+               {Dimension::two, 3000, 50.0, 3}, {Dimension::three, 6000, 19.0, 1}};
+  unsigned seed = 31;
+  for (const auto& k : cases) {
+    const World world = random_spheres(k.dimension, k.count, ++seed, k.extent, Vec3::Zero());
+    CollisionOptions options;
+    options.margin = 0.02;
+    omp_set_num_threads(k.threads);
+    const std::size_t capacity = out.capacity();
+    CollisionStats stats;
+    detector.detect(world, options, out, &stats);
+    omp_set_num_threads(threads);
+    const std::vector<Contact> fresh = detect_contacts(world, options);
+    BOOST_TEST(out.capacity() >= capacity);
+    BOOST_TEST(stats.contacts == static_cast<long>(out.size()));
+    BOOST_TEST(out.size() > 100u);
+    BOOST_TEST_REQUIRE(out.size() == fresh.size());
+    bool identical = true;
+    for (std::size_t i = 0; i < out.size(); ++i)
+      identical = identical && out[i].body_a == fresh[i].body_a &&
+                  out[i].body_b == fresh[i].body_b && out[i].gap == fresh[i].gap &&
+                  out[i].normal == fresh[i].normal && out[i].point == fresh[i].point;
+    BOOST_TEST(identical);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(detect_contacts_equals_the_narrow_phase_of_every_pair_bit_for_bit) {
   // detect_contacts evaluates sphere pairs from its own table of shape centres; the contacts
   // must be those of narrow_phase on the broad phase's pairs, in the same order, to the bit,
@@ -583,6 +629,42 @@ BOOST_AUTO_TEST_CASE(detect_contacts_equals_the_narrow_phase_of_every_pair_bit_f
                 contacts[i].tangent1 == expected[i].tangent1 &&
                 contacts[i].point == expected[i].point;
   BOOST_TEST(identical);
+}
+
+BOOST_AUTO_TEST_CASE(half_spaces_are_paired_only_with_bodies_near_their_plane) {
+  // The broad phase drops a half-space's partners whose bounding sphere lies beyond the margin
+  // above its plane. No pair it drops may have a contact: the narrow phase of every pair with a
+  // half-space (turned and offset ones among them, spheres, boxes and capsules, some straddling
+  // the planes) finds contacts only on the listed pairs, and most bodies are not listed.
+  World world = random_spheres(Dimension::three, 2000, 2468, 16.0, Vec3::Zero());
+  add(world, HalfSpace{Vec3(0.6, 0.8, 0.0)}, Vec3(8.0, 2.0, 0.0), about_z(0.3), Motion::fixed,
+      Vec3(0.1, 0.2, 0.3));
+  for (int i = 0; i < 30; ++i) {
+    const Vec3 p(0.5 * i, 0.3 * (i % 7) - 0.5, 1.0 + 0.4 * i);
+    add(world, i % 2 ? ShapeGeometry{Box{Vec3(0.4, 0.3, 0.5)}} : ShapeGeometry{Capsule{0.3, 0.5}},
+        p, about_z(0.2 * i));
+  }
+  CollisionOptions options;
+  options.margin = 0.05;
+  const auto pairs = broad_phase_pairs(world, options);
+  const int n = static_cast<int>(world.bodies.size());
+  long listed = 0, touching = 0;
+  for (int h = 0; h < n; ++h) {
+    if (!std::holds_alternative<HalfSpace>(world.bodies[h].shape.geometry)) continue;
+    for (int b = 0; b < n; ++b) {
+      if (b == h || (!world.bodies[b].is_dynamic() && !world.bodies[h].is_dynamic())) continue;
+      if (std::holds_alternative<HalfSpace>(world.bodies[b].shape.geometry)) continue;
+      const std::pair<int, int> pair(std::min(h, b), std::max(h, b));
+      const bool in_list = std::binary_search(pairs.begin(), pairs.end(), pair);
+      std::vector<Contact> out;
+      narrow_phase(world, pair.first, pair.second, options.margin, out);
+      listed += in_list;
+      touching += !out.empty();
+      BOOST_TEST((in_list || out.empty()), "pair " << pair.first << ", " << pair.second);
+    }
+  }
+  BOOST_TEST(touching > 50);
+  BOOST_TEST(listed < 3 * n / 4);  // three half-spaces, each near a fraction of the bodies
 }
 
 BOOST_AUTO_TEST_CASE(large_non_dynamic_bodies_off_the_grid_find_the_same_pairs) {

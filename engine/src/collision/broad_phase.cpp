@@ -18,9 +18,11 @@
 #include <utility>
 #include <vector>
 
+#include "collision_buffers.hpp"
 #include "moreau/collision/collision_detector.hpp"
 
 namespace moreau {
+namespace collision_detail {
 namespace {
 
 // Cell coordinates are clamped here before conversion to integers, so that bodies arbitrarily
@@ -45,34 +47,41 @@ double largest_dynamic_radius(const std::vector<double>& radius, const std::vect
   return largest > 0.0 ? largest : std::numeric_limits<double>::infinity();
 }
 
-using Cell = std::array<std::int64_t, 3>;  // (z, y, x)
-
-// Copy of what the pair test needs, stored in cell order so that neighbour runs are contiguous.
-struct Ball {
-  Vec3 centre;
-  double radius;
-  int body;
-  bool dynamic;
-};
-
 // Shape centre, bounding radius (infinite for a half-space) and motion of every body.
-struct Bounds {
-  std::vector<Vec3> centre;
-  std::vector<double> radius;
-  std::vector<char> dynamic;
-};
-
-Bounds body_bounds(const World& world, bool parallel) {
+void body_bounds(const World& world, bool parallel, BroadPhaseBuffers& buffers) {
   const int n = static_cast<int>(world.bodies.size());
-  Bounds bounds{std::vector<Vec3>(n), std::vector<double>(n), std::vector<char>(n)};
+  buffers.centre.resize(n);
+  buffers.radius.resize(n);
+  buffers.dynamic.resize(n);
 #pragma omp parallel for schedule(static) if (parallel)
   for (int i = 0; i < n; ++i) {
     const RigidBody& b = world.bodies[i];
-    bounds.centre[i] = b.position + b.orientation * b.shape.offset;
-    bounds.radius[i] = bounding_radius(b.shape.geometry);
-    bounds.dynamic[i] = b.is_dynamic();
+    buffers.centre[i] = b.position + b.orientation * b.shape.offset;
+    buffers.radius[i] = bounding_radius(b.shape.geometry);
+    buffers.dynamic[i] = b.is_dynamic();
   }
-  return bounds;
+}
+
+// Relative slack of the half-space test below, about a thousand units in the last place of the
+// coordinates: the narrow phase computes the same height with a rotation matrix instead of the
+// quaternion, which differs in the last bits, and must never find a contact the test dropped.
+constexpr double kPlaneSlack = 1e-13;
+
+// A body whose bounding sphere lies beyond the margin above a half-space's surface has no
+// contact with it (every point of the shape is at least that far from the plane): such pairs
+// are dropped here rather than by the narrow phase, which saves the DEM and the detector one
+// pair per body and wall.
+bool near_plane(const BroadPhaseBuffers& buffers, int plane, int body, double margin) {
+  if (!std::isfinite(buffers.radius[body])) return true;
+  const auto slot = std::lower_bound(buffers.unbounded.begin(), buffers.unbounded.end(), plane);
+  const Vec3& m = buffers.plane_normal[slot - buffers.unbounded.begin()];
+  if (m.isZero()) return true;
+  const Vec3& p = buffers.centre[plane];
+  const Vec3& c = buffers.centre[body];
+  const double height = m.dot(c - p);
+  const double reach = buffers.radius[body] + margin;
+  const double scale = p.cwiseAbs().maxCoeff() + c.cwiseAbs().maxCoeff() + reach;
+  return height <= reach + kPlaneSlack * scale;
 }
 
 std::int64_t cell_coordinate(double x, double inverse_cell) {
@@ -128,19 +137,13 @@ KeyLayout key_layout(const std::vector<Cell>& cells, int reach, bool planar) {
   return layout;
 }
 
-template <class Key>
-struct Keyed {
-  Key key;
-  int body;
-};
-
 // Stable LSD radix sort of (key, body) records by key over its `key_bits` low bits: linear in
 // the number of bodies, and bodies of one cell stay in ascending order.
 template <class Key>
-void radix_sort(std::vector<Keyed<Key>>& items, int key_bits) {
+void radix_sort(std::vector<Keyed<Key>>& items, std::vector<Keyed<Key>>& to, int key_bits) {
   constexpr int kDigitBits = 11;
   constexpr std::size_t kDigits = std::size_t{1} << kDigitBits;
-  std::vector<Keyed<Key>> to(items.size());
+  to.resize(items.size());
   for (int shift = 0; shift < key_bits; shift += kDigitBits) {
     std::vector<std::size_t> start(kDigits + 1, 0);
     auto digit = [shift](const Keyed<Key>& k) {
@@ -153,24 +156,25 @@ void radix_sort(std::vector<Keyed<Key>>& items, int key_bits) {
   }
 }
 
-// Candidate pairs of the gridded bodies, found by the sweep over the sorted cells; each
-// thread returns its pairs (a, b), a < b, in its own vector.
+// The gridded bodies sorted by cell: keys.cells lists the occupied cells in sweep order,
+// cell c holding the run [cell_start[c], cell_start[c + 1]) of buffers.sorted.
 template <class Key>
-std::vector<std::vector<std::pair<int, int>>> grid_pairs(const std::vector<Cell>& item_cell,
-                                                         const std::vector<int>& item_body,
-                                                         const Bounds& bounds,
-                                                         const KeyLayout& layout, bool planar,
-                                                         double margin, bool parallel) {
+void sort_into_cells(const KeyLayout& layout, bool parallel, KeyBuffers<Key>& keys,
+                     BroadPhaseBuffers& buffers) {
+  const std::vector<Cell>& item_cell = buffers.item_cell;
+  const std::vector<int>& item_body = buffers.item_body;
   const int bounded = static_cast<int>(item_body.size());
-  std::vector<Keyed<Key>> items(bounded);
+  std::vector<Keyed<Key>>& items = keys.items;
+  items.resize(bounded);
 #pragma omp parallel for schedule(static) if (parallel)
   for (int k = 0; k < bounded; ++k)
     items[k] = Keyed<Key>{layout.key<Key>(item_cell[k]), item_body[k]};
-  radix_sort(items, layout.total_bits());
+  radix_sort(items, keys.scratch, layout.total_bits());
 
-  // Occupied cells in sweep order, each with its run [cell_start[c], cell_start[c + 1]).
-  std::vector<Key> cells;
-  std::vector<int> cell_start;
+  std::vector<Key>& cells = keys.cells;
+  std::vector<int>& cell_start = buffers.cell_start;
+  cells.clear();
+  cell_start.clear();
   for (int k = 0; k < bounded; ++k) {
     if (k == 0 || items[k].key != items[k - 1].key) {
       cells.push_back(items[k].key);
@@ -178,14 +182,25 @@ std::vector<std::vector<std::pair<int, int>>> grid_pairs(const std::vector<Cell>
     }
   }
   cell_start.push_back(bounded);
-  const int cell_count = static_cast<int>(cells.size());
-  std::vector<Ball> sorted(bounded);
+  std::vector<Ball>& sorted = buffers.sorted;
+  sorted.resize(bounded);
 #pragma omp parallel for schedule(static) if (parallel)
   for (int k = 0; k < bounded; ++k) {
     const int b = items[k].body;
-    sorted[k] = Ball{bounds.centre[b], bounds.radius[b], b, bounds.dynamic[b] != 0};
+    sorted[k] = Ball{buffers.centre[b], buffers.radius[b], b, buffers.dynamic[b] != 0};
   }
-  items = {};
+}
+
+// Candidate pairs of the gridded bodies, found by the sweep over the sorted cells; each
+// thread puts its pairs (a, b), a < b, into its own vector of buffers.found.
+template <class Key>
+void grid_pairs(const KeyLayout& layout, bool planar, double margin, bool parallel,
+                KeyBuffers<Key>& keys, BroadPhaseBuffers& buffers) {
+  sort_into_cells(layout, parallel, keys, buffers);
+  const std::vector<Key>& cells = keys.cells;
+  const std::vector<int>& cell_start = buffers.cell_start;
+  const std::vector<Ball>& sorted = buffers.sorted;
+  const int cell_count = static_cast<int>(cells.size());
 
   // Half stencil: the cell itself (pairs inside it), the cells after it in its own row, and
   // the full rows (dz, dy) > (0, 0), each as its key offset from the cell's own row.
@@ -206,7 +221,9 @@ std::vector<std::vector<std::pair<int, int>>> grid_pairs(const std::vector<Cell>
   };
 
   const int threads = parallel ? omp_get_max_threads() : 1;
-  std::vector<std::vector<std::pair<int, int>>> found(threads);
+  std::vector<std::vector<std::pair<int, int>>>& found = buffers.found;
+  if (static_cast<int>(found.size()) < threads) found.resize(threads);
+  for (auto& block : found) block.clear();
 #pragma omp parallel num_threads(threads)
   {
     const int t = omp_get_thread_num();
@@ -245,34 +262,36 @@ std::vector<std::vector<std::pair<int, int>>> grid_pairs(const std::vector<Cell>
       }
     }
   }
-  return found;
 }
 
-// The pairs in (a, b) order: per body a, its grid partners (bucketed by a, then sorted) merged
-// with the off-grid bodies it meets.
-std::vector<std::pair<int, int>> canonical_pairs(
-    std::vector<std::vector<std::pair<int, int>>>& found, const Bounds& bounds,
-    const std::vector<char>& gridded, const std::vector<int>& unbounded, double margin,
-    bool parallel) {
+// The pairs in (a, b) order, into buffers.pairs: per body a, its grid partners (bucketed by
+// a, then sorted) merged with the off-grid bodies it meets.
+void canonical_pairs(double margin, bool parallel, BroadPhaseBuffers& buffers) {
+  const std::vector<char>& gridded = buffers.gridded;
+  const std::vector<int>& unbounded = buffers.unbounded;
   const int n = static_cast<int>(gridded.size());
-  std::vector<int> grid_start(n + 1, 0);
-  for (const auto& block : found)
+  std::vector<int>& grid_start = buffers.grid_start;
+  grid_start.assign(n + 1, 0);
+  for (const auto& block : buffers.found)
     for (const auto& [a, b] : block) ++grid_start[a + 1];
   for (int a = 0; a < n; ++a) grid_start[a + 1] += grid_start[a];
-  std::vector<int> grid_partner(grid_start[n]);
+  std::vector<int>& grid_partner = buffers.grid_partner;
+  grid_partner.resize(grid_start[n]);
   {
-    std::vector<int> fill(grid_start.begin(), grid_start.end() - 1);
-    for (const auto& block : found)
+    std::vector<int>& fill = buffers.fill;
+    fill.assign(grid_start.begin(), grid_start.end() - 1);
+    for (const auto& block : buffers.found)
       for (const auto& [a, b] : block) grid_partner[fill[a]++] = b;
   }
-  found.clear();
 
-  const std::vector<Vec3>& centre = bounds.centre;
-  const std::vector<double>& radius = bounds.radius;
-  const std::vector<char>& dynamic = bounds.dynamic;
-  // The same bounding-sphere test as the grid's, always true for an unbounded shape.
+  const std::vector<Vec3>& centre = buffers.centre;
+  const std::vector<double>& radius = buffers.radius;
+  const std::vector<char>& dynamic = buffers.dynamic;
+  // The same bounding-sphere test as the grid's; for a half-space, the bounding sphere of the
+  // other body against its plane.
   auto close = [&](int a, int b) {
-    if (!std::isfinite(radius[a]) || !std::isfinite(radius[b])) return true;
+    if (!std::isfinite(radius[a])) return near_plane(buffers, a, b, margin);
+    if (!std::isfinite(radius[b])) return near_plane(buffers, b, a, margin);
     const double limit = radius[a] + radius[b] + margin;
     return (centre[a] - centre[b]).squaredNorm() <= limit * limit;
   };
@@ -286,7 +305,8 @@ std::vector<std::pair<int, int>> canonical_pairs(
         if ((dynamic[a] || dynamic[b]) && close(a, b)) emit(b);
     }
   };
-  std::vector<long long> pair_start(n + 1, 0);
+  std::vector<long long>& pair_start = buffers.pair_start;
+  pair_start.assign(n + 1, 0);
 #pragma omp parallel for schedule(dynamic, 256) if (parallel)
   for (int a = 0; a < n; ++a) {
     std::sort(grid_partner.begin() + grid_start[a], grid_partner.begin() + grid_start[a + 1]);
@@ -296,7 +316,8 @@ std::vector<std::pair<int, int>> canonical_pairs(
   }
   for (int a = 0; a < n; ++a) pair_start[a + 1] += pair_start[a];
 
-  std::vector<std::pair<int, int>> pairs(pair_start[n]);
+  std::vector<std::pair<int, int>>& pairs = buffers.pairs;
+  pairs.resize(pair_start[n]);
 #pragma omp parallel for schedule(dynamic, 256) if (parallel)
   for (int a = 0; a < n; ++a) {
     auto out = pairs.begin() + pair_start[a];
@@ -306,7 +327,6 @@ std::vector<std::pair<int, int>> canonical_pairs(
     std::inplace_merge(pairs.begin() + pair_start[a],
                        pairs.begin() + pair_start[a] + (grid_start[a + 1] - grid_start[a]), out);
   }
-  return pairs;
 }
 
 // 128-bit keys for worlds whose occupied cells span more than 64 bits of coordinates (bodies
@@ -315,31 +335,37 @@ __extension__ using WideKey = unsigned __int128;
 
 }  // namespace
 
-std::vector<std::pair<int, int>> broad_phase_pairs(const World& world,
-                                                   const CollisionOptions& options) {
+void broad_phase_pairs(const World& world, const CollisionOptions& options,
+                       BroadPhaseBuffers& buffers) {
   const int n = static_cast<int>(world.bodies.size());
   const bool planar = world.is_planar();
   const double margin = options.margin;
   const bool parallel = n >= kParallelBodies;
 
-  const Bounds bounds = body_bounds(world, parallel);
-  const std::vector<double>& radius = bounds.radius;
+  body_bounds(world, parallel, buffers);
+  const std::vector<double>& radius = buffers.radius;
   // Bodies kept off the grid (ascending index): unbounded shapes (half-spaces) and large
   // non-dynamic bodies (a blade, a wall box among grains), which would otherwise set the cell
   // size for every grain; both are tested against every body instead.
-  const double large = kLargeBodyFactor * largest_dynamic_radius(radius, bounds.dynamic);
-  std::vector<int> unbounded;
-  std::vector<int> item_body;  // gridded bodies, ascending
-  item_body.reserve(n);
-  std::vector<char> gridded(n);
+  const double large = kLargeBodyFactor * largest_dynamic_radius(radius, buffers.dynamic);
+  std::vector<int>& unbounded = buffers.unbounded;
+  std::vector<int>& item_body = buffers.item_body;
+  std::vector<char>& gridded = buffers.gridded;
+  unbounded.clear();
+  item_body.clear();
+  buffers.plane_normal.clear();
+  gridded.resize(n);
   double max_radius = 0.0;
   for (int i = 0; i < n; ++i) {
-    gridded[i] = std::isfinite(radius[i]) && (bounds.dynamic[i] != 0 || !(radius[i] > large));
+    gridded[i] = std::isfinite(radius[i]) && (buffers.dynamic[i] != 0 || !(radius[i] > large));
     if (gridded[i]) {
       max_radius = std::max(max_radius, radius[i]);
       item_body.push_back(i);
     } else {
       unbounded.push_back(i);
+      const RigidBody& b = world.bodies[i];
+      const HalfSpace* plane = std::get_if<HalfSpace>(&b.shape.geometry);
+      buffers.plane_normal.push_back(plane ? Vec3(b.orientation * plane->normal) : Vec3::Zero());
     }
   }
 
@@ -355,22 +381,31 @@ std::vector<std::pair<int, int>> broad_phase_pairs(const World& world,
   const double inverse_cell = 1.0 / cell_size;
 
   const int bounded = static_cast<int>(item_body.size());
-  std::vector<Cell> item_cell(bounded);
+  std::vector<Cell>& item_cell = buffers.item_cell;
+  item_cell.resize(bounded);
 #pragma omp parallel for schedule(static) if (parallel)
   for (int k = 0; k < bounded; ++k) {
-    const Vec3& c = bounds.centre[item_body[k]];
+    const Vec3& c = buffers.centre[item_body[k]];
     item_cell[k] = {planar ? 0 : cell_coordinate(c.z(), inverse_cell),
                     cell_coordinate(c.y(), inverse_cell), cell_coordinate(c.x(), inverse_cell)};
   }
   const KeyLayout layout = key_layout(item_cell, reach, planar);
-  std::vector<std::vector<std::pair<int, int>>> found =
-      layout.total_bits() <= 64
-          ? grid_pairs<std::uint64_t>(item_cell, item_body, bounds, layout, planar, margin,
-                                      parallel)
-          : grid_pairs<WideKey>(item_cell, item_body, bounds, layout, planar, margin, parallel);
-  item_cell = {};
+  if (layout.total_bits() <= 64) {
+    grid_pairs<std::uint64_t>(layout, planar, margin, parallel, buffers.keys, buffers);
+  } else {
+    KeyBuffers<WideKey> wide;
+    grid_pairs<WideKey>(layout, planar, margin, parallel, wide, buffers);
+  }
+  canonical_pairs(margin, parallel, buffers);
+}
 
-  return canonical_pairs(found, bounds, gridded, unbounded, margin, parallel);
+}  // namespace collision_detail
+
+std::vector<std::pair<int, int>> broad_phase_pairs(const World& world,
+                                                   const CollisionOptions& options) {
+  collision_detail::BroadPhaseBuffers buffers;
+  collision_detail::broad_phase_pairs(world, options, buffers);
+  return std::move(buffers.pairs);
 }
 
 }  // namespace moreau

@@ -10,6 +10,7 @@
 #include <string>
 #include <variant>
 
+#include "collision_buffers.hpp"
 #include "moreau/core/error.hpp"
 
 namespace moreau {
@@ -34,41 +35,32 @@ void prefetch_body(const World& world, int index) {
   __builtin_prefetch(&body.shape.geometry);
 }
 
-// Shape centre and radius of a sphere body; radius -1 for any other shape. Sphere pairs, most
-// pairs of a granular world, are evaluated from these 32 bytes per body rather than from the
-// body records (several cache lines each, scattered across the body array), which keeps the
-// narrow phase's memory traffic per pair the same from a thousand bodies to millions.
-struct SphereEntry {
-  Vec3 centre;
-  double radius;
-};
+using collision_detail::SphereEntry;
 
-struct SphereTable {
-  std::vector<SphereEntry> entries;
-  bool all_spheres = true;
-};
-
-SphereTable sphere_table(const World& world) {
+// Shape centre and radius of every body (radius -1 for a body that is not a sphere); true when
+// all are spheres. Sphere pairs, most pairs of a granular world, are evaluated from these 32
+// bytes per body rather than from the body records (several cache lines each, scattered across
+// the body array), which keeps the narrow phase's memory traffic per pair the same from a
+// thousand bodies to millions.
+bool sphere_table(const World& world, std::vector<SphereEntry>& entries) {
   const int n = static_cast<int>(world.bodies.size());
-  SphereTable table;
-  table.entries.resize(n);
+  entries.resize(n);
   int others = 0;
 #pragma omp parallel for schedule(static) reduction(+ : others) if (n >= kParallelBodies)
   for (int i = 0; i < n; ++i) {
     const RigidBody& body = world.bodies[i];
     const Sphere* sphere = std::get_if<Sphere>(&body.shape.geometry);
     if (sphere == nullptr) {
-      table.entries[i] = SphereEntry{body.position, -1.0};
+      entries[i] = SphereEntry{body.position, -1.0};
       ++others;
       continue;
     }
     // The centre exactly as the narrow phase's shape pose computes it (rotation matrix, then
     // offset), so that both paths give bit-identical contacts.
     const Mat3 rotation = body.orientation.toRotationMatrix();
-    table.entries[i] = SphereEntry{body.position + rotation * body.shape.offset, sphere->radius};
+    entries[i] = SphereEntry{body.position + rotation * body.shape.offset, sphere->radius};
   }
-  table.all_spheres = others == 0;
-  return table;
+  return others == 0;
 }
 
 std::string text(double value) {
@@ -92,24 +84,44 @@ void CollisionOptions::validate() const {
         text(cell_size));
 }
 
+CollisionDetector::CollisionDetector()
+    : buffers_(std::make_unique<collision_detail::DetectorBuffers>()) {}
+CollisionDetector::~CollisionDetector() = default;
+CollisionDetector::CollisionDetector(CollisionDetector&&) noexcept = default;
+CollisionDetector& CollisionDetector::operator=(CollisionDetector&&) noexcept = default;
+
 std::vector<Contact> detect_contacts(const World& world, const CollisionOptions& options,
                                      CollisionStats* stats) {
+  // The working arrays stay with the calling thread, so that a stepper calling this every step
+  // reuses them; only the returned vector is new memory.
+  thread_local CollisionDetector detector;
+  std::vector<Contact> contacts;
+  detector.detect(world, options, contacts, stats);
+  return contacts;
+}
+
+void CollisionDetector::detect(const World& world, const CollisionOptions& options,
+                               std::vector<Contact>& contacts, CollisionStats* stats) {
   options.validate();
+  if (!buffers_) buffers_ = std::make_unique<collision_detail::DetectorBuffers>();
   const auto broad_start = std::chrono::steady_clock::now();
-  const std::vector<std::pair<int, int>> pairs = broad_phase_pairs(world, options);
+  collision_detail::broad_phase_pairs(world, options, buffers_->broad);
+  const std::vector<std::pair<int, int>>& pairs = buffers_->broad.pairs;
   const double broad_seconds = seconds_since(broad_start);
 
   const auto narrow_start = std::chrono::steady_clock::now();
   const long pair_count = static_cast<long>(pairs.size());
-  const SphereTable spheres = sphere_table(world);
+  const std::vector<SphereEntry>& spheres = buffers_->spheres;
+  const bool all_spheres = sphere_table(world, buffers_->spheres);
   // Each thread takes one contiguous range of the pair list and appends its contacts to its
   // own buffer; the buffers in thread order are the contact list in pair order, for any
-  // thread count. The first buffer becomes the result (reserved for one contact per pair:
-  // untouched capacity costs no memory traffic), so that one thread copies nothing and
-  // touches the fresh pages of the output once.
+  // thread count. The first buffer is the output (reserved for one contact per pair:
+  // untouched capacity costs no memory traffic), so that one thread copies nothing.
   const int threads = pair_count > kParallelPairs ? omp_get_max_threads() : 1;
-  std::vector<std::vector<Contact>> found(threads);
-  found[0].reserve(static_cast<std::size_t>(pair_count));
+  std::vector<std::vector<Contact>>& found = buffers_->found;
+  if (static_cast<int>(found.size()) < threads) found.resize(threads);
+  contacts.clear();
+  contacts.reserve(static_cast<std::size_t>(pair_count));
   // An exception may not leave a parallel region: each thread keeps its first one and the
   // earliest range's is rethrown, which is the one a serial loop would have thrown.
   std::vector<std::exception_ptr> failure(threads);
@@ -119,18 +131,21 @@ std::vector<Contact> detect_contacts(const World& world, const CollisionOptions&
     const int count = omp_get_num_threads();
     const long first = pair_count * t / count;
     const long last = pair_count * (t + 1) / count;
-    std::vector<Contact>& out = found[t];
-    if (t > 0) out.reserve(static_cast<std::size_t>(last - first));
+    std::vector<Contact>& out = t == 0 ? contacts : found[t];
+    if (t > 0) {
+      out.clear();
+      out.reserve(static_cast<std::size_t>(last - first));
+    }
     try {
       for (long p = first; p < last; ++p) {
         if (p + kPrefetchDistance < last) {
           const int ahead = pairs[p + kPrefetchDistance].second;
-          __builtin_prefetch(&spheres.entries[ahead]);
-          if (!spheres.all_spheres) prefetch_body(world, ahead);
+          __builtin_prefetch(&spheres[ahead]);
+          if (!all_spheres) prefetch_body(world, ahead);
         }
         const auto [a, b] = pairs[p];
-        const SphereEntry& sa = spheres.entries[a];
-        const SphereEntry& sb = spheres.entries[b];
+        const SphereEntry& sa = spheres[a];
+        const SphereEntry& sb = spheres[b];
         if (sa.radius >= 0.0 && sb.radius >= 0.0) {
           sphere_sphere_contact(a, sa.centre, sa.radius, b, sb.centre, sb.radius, options.margin,
                                 world.dimension, out);
@@ -144,8 +159,6 @@ std::vector<Contact> detect_contacts(const World& world, const CollisionOptions&
   }
   for (const std::exception_ptr& e : failure)
     if (e) std::rethrow_exception(e);
-
-  std::vector<Contact> contacts = std::move(found[0]);
   for (int t = 1; t < threads; ++t)
     contacts.insert(contacts.end(), found[t].begin(), found[t].end());
 
@@ -155,7 +168,6 @@ std::vector<Contact> detect_contacts(const World& world, const CollisionOptions&
     stats->broad_phase_seconds = broad_seconds;
     stats->narrow_phase_seconds = seconds_since(narrow_start);
   }
-  return contacts;
 }
 
 }  // namespace moreau

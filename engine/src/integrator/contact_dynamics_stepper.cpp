@@ -17,16 +17,18 @@ const StepReport& Stepper::finish_step(StepReport&& report) {
   return report_;
 }
 
-void integrate_positions(World& world, double h) {
-  for (RigidBody& b : world.bodies) {
-    if (b.motion == Motion::fixed) continue;
-    b.position += h * b.linear_velocity;
-    const double angle = h * b.angular_velocity.norm();
-    if (angle > 0.0) {
-      const Quat rotation(Eigen::AngleAxisd(angle, b.angular_velocity.normalized()));
-      b.orientation = (rotation * b.orientation).normalized();
-    }
+void integrate_position(RigidBody& b, double h) {
+  if (b.motion == Motion::fixed) return;
+  b.position += h * b.linear_velocity;
+  const double angle = h * b.angular_velocity.norm();
+  if (angle > 0.0) {
+    const Quat rotation(Eigen::AngleAxisd(angle, b.angular_velocity.normalized()));
+    b.orientation = (rotation * b.orientation).normalized();
   }
+}
+
+void integrate_positions(World& world, double h) {
+  for (RigidBody& b : world.bodies) integrate_position(b, h);
 }
 
 ContactDynamicsStepper::ContactDynamicsStepper(World& world, std::unique_ptr<ContactSolver> solver,

@@ -64,6 +64,13 @@ class DemStepper final : public Stepper {
   double max_speed() const;
   long neighbour_rebuilds() const { return rebuilds_; }
   double stable_time_step() const { return stable_time_step_; }
+  // The stepper keeps each body's M^-1 (body.hpp) from its construction on: call this after
+  // changing a body's mass, inertia, motion or rotation lock. The rotational block of a freely
+  // rotating 3D body follows its orientation by itself.
+  void update_mass_properties();
+  // M^-1 of a body as the last half kick applied it (equal to inverse_mass(body) for the
+  // orientation it had then).
+  const InverseMass& inverse_mass(int body) const { return inverse_mass_[body]; }
 
  private:
   DemOptions options_;
@@ -77,10 +84,15 @@ class DemStepper final : public Stepper {
   std::vector<DemContact> pair_contact_;  // per pair; overlap <= 0 when apart
   std::vector<int> body_pair_start_, body_pair_index_;  // body -> (pair, side) CSR
   std::vector<Vec6> force_;                             // per body: force, torque
+  std::size_t touching_ = 0;                            // pairs in contact after the last step
+  std::vector<InverseMass> inverse_mass_;               // per body, see update_mass_properties
+  std::vector<Mat3> inverse_inertia_body_;      // J_body^-1 of the rotating bodies (else unused)
+  std::vector<Quat> inverse_mass_orientation_;  // orientation inverse_mass_[i].angular is for
+  std::vector<char> rotating_;                  // dynamic, 3D and not rotation-locked
 
   void rebuild_neighbours();
-  bool neighbours_stale() const;
-  void compute_forces();
+  void compute_forces(bool kick);
+  void kick(int body, double half_step);
   void fill_report(StepReport& report) const;
 };
 

@@ -155,5 +155,8 @@ class Stepper {
 // Integrates positions over a time h with the velocities the bodies hold: x += h v,
 // R <- exp(h omega) R, renormalized (Olsen & Kamrin eq. 13, first line; Dumont eq. 2 and 18).
 void integrate_positions(World& world, double h);
+// The same for one body (nothing for a fixed one), for steppers that fuse it into their own
+// per-body loops.
+void integrate_position(RigidBody& body, double h);
 
 }  // namespace moreau
