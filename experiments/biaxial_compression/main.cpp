@@ -77,8 +77,11 @@ void record_sample(ExperimentResults& results, const Sample& sample) {
                   "target sigma_3 = 125; above it: elastic overlaps step 0 releases");
   results.measure(f + "right wall stress at the end of the consolidation", sample.right_stress,
                   "N/m^2");
-  results.measure(f + "rms particle speed at the end of the consolidation", sample.final_speed,
+  results.measure(f + "mean particle speed at the end of the consolidation", sample.final_speed,
                   "m/s");
+  results.measure(f + "consolidated (walls loaded, particles at rest)",
+                  sample.consolidated ? 1.0 : 0.0, "",
+                  sample.consolidated ? "" : "no equilibrium within the step limit (README.md)");
 }
 
 void record_run(ExperimentResults& results, const Outcome& o) {
@@ -122,7 +125,7 @@ int main(int argc, char** argv) {
       record_sample(results, sample);
       std::cout << to_string(family) << ": settled in " << sample.settle_steps << " + "
                 << sample.consolidation_steps << " steps, " << sample.settle_seconds << " s"
-                << std::endl;
+                << (sample.consolidated ? "" : ", consolidation without equilibrium") << std::endl;
       for (double k : scale.stiffnesses) {
         TestOptions options;
         options.k_normal = k;

@@ -22,15 +22,18 @@ namespace {
 constexpr double kGravity = 9.81;        // m/s^2, settling only
 constexpr double kDensity = 1.0;         // kg/m^2 (per unit thickness); the static test has no mass
 constexpr double kSettleMargin = 0.15;   // m: covers a step's relative motion, ~9 m/s * 0.01 s
-constexpr double kRestSpeed = 0.02;      // m/s: at rest below (largest, rms: see each use)
+constexpr double kRestSpeed = 0.02;      // m/s: at rest below (largest, mean: see each use)
 constexpr long kMaxSettleFailures = 20;  // non-converged settling steps tolerated
 // Servo walls: 0.5 m/s is 5 mm per step, a thirtieth of the margin; the walls must travel up
 // to a diameter or two (the rows leave up to a diameter free at the right wall, the settled
 // surface is uneven by about one).
-constexpr double kServoSpeed = 0.5;    // m/s: largest wall speed of the consolidation
-constexpr double kServoBand = 0.25;    // a wall carrying 0.75 of the target is loaded
-constexpr int kServoHold = 10;         // steps both walls stay loaded and the particles at rest
-constexpr long kMaxServoSteps = 2000;  // 20 s
+constexpr double kServoSpeed = 0.5;  // m/s: largest wall speed of the consolidation
+constexpr double kServoBand = 0.25;  // a wall carrying 0.75 of the target is loaded
+constexpr int kServoHold = 10;       // steps both walls stay loaded and the particles at rest
+// 3 s: the 500- and 1,520-disk samples come to rest in about 200 steps, the quick disk and
+// angular ones in 30-120; the quick non-convex sample never does (README.md), and the quick
+// ctest budget affords no more.
+constexpr long kMaxServoSteps = 300;
 
 int add_wall(World& world, const Vec3& normal, const Vec3& position, int material) {
   RigidBody wall;
@@ -98,18 +101,19 @@ void pour_rows(World& world, const ShapeFamilies& families, Family family, int c
   }
 }
 
-// Root-mean-square particle speed: the consolidation's measure of rest. The largest speed is
-// not: without gravity a rattler keeps drifting at a few cm/s until its next impact (hundreds of
-// steps at 200 disks), and it carries no load of the static step.
-double rms_speed(const World& world) {
+// Mean particle speed: the consolidation's measure of rest. Not the largest or the rms speed:
+// without gravity a rattler keeps drifting at a few cm/s until its next impact (hundreds of
+// steps at 200 disks), carries no load of the static step, and in a sample of 40 particles
+// one such rattler alone sets the rms speed.
+double mean_speed(const World& world) {
   double sum = 0.0;
   int count = 0;
   for (const RigidBody& b : world.bodies) {
     if (!b.is_dynamic()) continue;
-    sum += b.velocity().head<3>().squaredNorm();
+    sum += b.velocity().head<3>().norm();
     ++count;
   }
-  return count > 0 ? std::sqrt(sum / count) : 0.0;
+  return count > 0 ? sum / count : 0.0;
 }
 
 double largest_speed(const World& world) {
@@ -198,18 +202,13 @@ void consolidate(Sample& sample, const SampleOptions& options) {
     v(1) = 0.0;
     v(0) = -kServoSpeed * std::clamp(right_error, 0.0, 1.0);
     world.bodies[box.right].set_velocity(v);
-    sample.final_speed = rms_speed(world);
+    sample.final_speed = mean_speed(world);
     const bool balanced =
         top_error < kServoBand && right_error < kServoBand && sample.final_speed < kRestSpeed;
     settled = balanced ? settled + 1 : 0;
   }
   for (RigidBody& b : world.bodies) b.set_velocity(Vec6::Zero());
-  if (settled < kServoHold)
-    throw SimulationError(
-        "consolidation: no equilibrium under the stress " + std::to_string(options.stress) +
-        " N/m^2 after " + std::to_string(kMaxServoSteps) + " steps (top wall " +
-        std::to_string(sample.top_stress) + ", right wall " + std::to_string(sample.right_stress) +
-        " N/m^2, root-mean-square particle speed " + std::to_string(sample.final_speed) + " m/s)");
+  sample.consolidated = settled >= kServoHold;
 }
 
 }  // namespace
