@@ -45,6 +45,7 @@ TestPoint measure(const QuasiStaticReport& r, double width0, double height0, int
   p.step_seconds = step_seconds;
   p.contacts = static_cast<long>(r.contacts.size());
   p.rattlers = r.rattlers;
+  p.idle_particles = r.idle_particles;
   p.converged = r.converged();
   return p;
 }

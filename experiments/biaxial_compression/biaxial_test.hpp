@@ -34,6 +34,7 @@ struct TestPoint {
   double step_seconds = 0.0;
   long contacts = 0;
   long rattlers = 0;
+  long idle_particles = 0;  // in the problem, without force: kept in place by the driver
   bool converged = true;
   double deviatoric() const { return sigma1 - sigma3; }
 };

@@ -51,7 +51,7 @@ std::string stiffness_label(double k) {
 void write_curves(const std::string& path, const std::vector<Outcome>& outcomes) {
   std::ofstream out(path);
   out << "family,k_n,step,axial_strain,volumetric_strain,sigma1,sigma3,deviatoric,newton_steps,"
-         "substeps,solve_seconds,step_seconds,contacts,rattlers\n";
+         "substeps,solve_seconds,step_seconds,contacts,rattlers,idle_particles\n";
   out.precision(10);
   for (const Outcome& o : outcomes)
     for (const TestPoint& p : o.run.points)
@@ -59,7 +59,7 @@ void write_curves(const std::string& path, const std::vector<Outcome>& outcomes)
           << p.axial_strain << "," << p.volumetric_strain << "," << p.sigma1 << "," << p.sigma3
           << "," << p.deviatoric() << "," << p.newton_steps << "," << p.substeps << ","
           << p.solve_seconds << "," << p.step_seconds << "," << p.contacts << "," << p.rattlers
-          << "\n";
+          << "," << p.idle_particles << "\n";
 }
 
 void record_sample(ExperimentResults& results, const Sample& sample) {
@@ -73,6 +73,15 @@ void record_sample(ExperimentResults& results, const Sample& sample) {
   results.measure(f + "largest overlap while settling", sample.largest_overlap, "m");
   results.measure(f + "non-converged settling steps", static_cast<double>(sample.settle_failures),
                   "");
+  results.measure(f + "top wall stress at the end of the consolidation", sample.top_stress, "N/m^2",
+                  "target sigma_3 = 125; above it: elastic overlaps step 0 releases");
+  results.measure(f + "right wall stress at the end of the consolidation", sample.right_stress,
+                  "N/m^2");
+  results.measure(f + "mean particle speed at the end of the consolidation", sample.final_speed,
+                  "m/s");
+  results.measure(f + "consolidated (walls loaded, particles at rest)",
+                  sample.consolidated ? 1.0 : 0.0, "",
+                  sample.consolidated ? "" : "no equilibrium within the step limit (README.md)");
 }
 
 void record_run(ExperimentResults& results, const Outcome& o) {
@@ -116,7 +125,7 @@ int main(int argc, char** argv) {
       record_sample(results, sample);
       std::cout << to_string(family) << ": settled in " << sample.settle_steps << " + "
                 << sample.consolidation_steps << " steps, " << sample.settle_seconds << " s"
-                << std::endl;
+                << (sample.consolidated ? "" : ", consolidation without equilibrium") << std::endl;
       for (double k : scale.stiffnesses) {
         TestOptions options;
         options.k_normal = k;

@@ -22,12 +22,18 @@ namespace {
 constexpr double kGravity = 9.81;        // m/s^2, settling only
 constexpr double kDensity = 1.0;         // kg/m^2 (per unit thickness); the static test has no mass
 constexpr double kSettleMargin = 0.15;   // m: covers a step's relative motion, ~9 m/s * 0.01 s
-constexpr double kRestSpeed = 0.02;      // m/s: settled when no particle moves faster
+constexpr double kRestSpeed = 0.02;      // m/s: at rest below (largest, mean: see each use)
 constexpr long kMaxSettleFailures = 20;  // non-converged settling steps tolerated
-constexpr double kServoSpeed = 0.2;      // m/s: largest wall speed of the consolidation
-constexpr double kServoBand = 0.25;      // relative force error of a balanced wall
-constexpr int kServoHold = 10;           // steps both walls stay balanced
-constexpr long kMaxServoSteps = 200;     // 2 s; the static step 0 then balances the right wall
+// Servo walls: 0.5 m/s is 5 mm per step, a thirtieth of the margin; the walls must travel up
+// to a diameter or two (the rows leave up to a diameter free at the right wall, the settled
+// surface is uneven by about one).
+constexpr double kServoSpeed = 0.5;  // m/s: largest wall speed of the consolidation
+constexpr double kServoBand = 0.25;  // a wall carrying 0.75 of the target is loaded
+constexpr int kServoHold = 10;       // steps both walls stay loaded and the particles at rest
+// 3 s: the 500- and 1,520-disk samples come to rest in about 200 steps, the quick disk and
+// angular ones in 30-120; the quick non-convex sample never does (README.md), and the quick
+// ctest budget affords no more.
+constexpr long kMaxServoSteps = 300;
 
 int add_wall(World& world, const Vec3& normal, const Vec3& position, int material) {
   RigidBody wall;
@@ -95,6 +101,21 @@ void pour_rows(World& world, const ShapeFamilies& families, Family family, int c
   }
 }
 
+// Mean particle speed: the consolidation's measure of rest. Not the largest or the rms speed:
+// without gravity a rattler keeps drifting at a few cm/s until its next impact (hundreds of
+// steps at 200 disks), carries no load of the static step, and in a sample of 40 particles
+// one such rattler alone sets the rms speed.
+double mean_speed(const World& world) {
+  double sum = 0.0;
+  int count = 0;
+  for (const RigidBody& b : world.bodies) {
+    if (!b.is_dynamic()) continue;
+    sum += b.velocity().head<3>().norm();
+    ++count;
+  }
+  return count > 0 ? sum / count : 0.0;
+}
+
 double largest_speed(const World& world) {
   double speed = 0.0;
   for (const RigidBody& b : world.bodies)
@@ -143,8 +164,14 @@ double wall_force(const StepReport& report, int wall) {
 
 // Dynamic servo consolidation: without gravity, the top and right walls move in at a speed
 // proportional to the shortfall of their force below stress * (the wall's length), at most
-// kServoSpeed, until both forces stay within kServoBand of the target (the usual DEM servo
-// walls; the static problem eq. 4.16 needs a jammed sample touching every wall).
+// kServoSpeed, and stop (never retreat) once they carry it; it ends when both walls carry the
+// stress and every particle is at rest for kServoHold steps, i.e. in equilibrium under the
+// isotropic stress, which the static reference step (eq. 4.16 with both stress walls
+// force-driven) needs: a particle that a stress wall pushes must be held by contacts on its
+// other side. The walls never retreat: with contacts of k_N = 1e8 the force of a jammed sample
+// goes from 0 to many times the target within a micrometre of wall travel, and a servo that
+// also pulled the walls back oscillated (forces 10 times the target, never balanced); an
+// overshoot is an elastic overlap that the static reference step releases.
 void consolidate(Sample& sample, const SampleOptions& options) {
   World& world = sample.world;
   world.gravity = Vec3::Zero();
@@ -165,18 +192,23 @@ void consolidate(Sample& sample, const SampleOptions& options) {
     ++sample.consolidation_steps;
     if (!report.solver_stats.converged && ++sample.settle_failures > kMaxSettleFailures)
       throw SimulationError("consolidation: " + variational_details(report).interior_point.message);
-    const double top_error = 1.0 - wall_force(report, box.top) / (options.stress * width);
-    const double right_error = 1.0 - wall_force(report, box.right) / (options.stress * height);
+    sample.top_stress = wall_force(report, box.top) / width;
+    sample.right_stress = wall_force(report, box.right) / height;
+    const double top_error = 1.0 - sample.top_stress / options.stress;
+    const double right_error = 1.0 - sample.right_stress / options.stress;
     Vec6 v = Vec6::Zero();
-    v(1) = -kServoSpeed * std::clamp(top_error, -1.0, 1.0);
+    v(1) = -kServoSpeed * std::clamp(top_error, 0.0, 1.0);
     world.bodies[box.top].set_velocity(v);
     v(1) = 0.0;
-    v(0) = -kServoSpeed * std::clamp(right_error, -1.0, 1.0);
+    v(0) = -kServoSpeed * std::clamp(right_error, 0.0, 1.0);
     world.bodies[box.right].set_velocity(v);
-    const bool balanced = std::abs(top_error) < kServoBand && std::abs(right_error) < kServoBand;
+    sample.final_speed = mean_speed(world);
+    const bool balanced =
+        top_error < kServoBand && right_error < kServoBand && sample.final_speed < kRestSpeed;
     settled = balanced ? settled + 1 : 0;
   }
   for (RigidBody& b : world.bodies) b.set_velocity(Vec6::Zero());
+  sample.consolidated = settled >= kServoHold;
 }
 
 }  // namespace

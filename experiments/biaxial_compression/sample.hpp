@@ -34,10 +34,16 @@ struct Sample {
   double settle_seconds = 0.0;
   double largest_overlap = 0.0;  // deepest penetration seen while settling, m
   double porosity = 0.0;         // 1 - particle area / box area after consolidation
+  // At the end of the consolidation (the last dynamic step): the walls' stresses, N/m^2, and
+  // the mean particle speed, m/s.
+  double top_stress = 0.0, right_stress = 0.0, final_speed = 0.0;
+  // Whether the consolidation ended in equilibrium (both walls loaded, particles at rest); if
+  // not, the static reference step may have no solution (README.md).
+  bool consolidated = false;
 };
 
-// Builds and settles the sample. Throws moreau::SimulationError when a settling step does not
-// converge.
+// Builds, settles and consolidates the sample. Throws moreau::SimulationError when a settling
+// step does not converge; a consolidation without equilibrium is `consolidated = false`.
 Sample prepare_sample(const SampleOptions& options);
 
 // Total area of the particles (exact, from the shapes), m^2.

@@ -187,15 +187,37 @@ Equilibrium equilibrium(const World& world, const std::vector<Contact>& contacts
   return eq;
 }
 
+// The particles of the problem none of whose contacts carries a force above `threshold` (the
+// solver's resolution): their displacement is not determined by eq. 4.16. With every force on a
+// particle zero, its equilibrium rows hold for any multiplier that keeps its contacts
+// admissible (dual degeneracy), and where the particle can move away from all of them (a
+// particle on a free surface, or held by two contacts in line) that set is unbounded: the
+// interior point method returns a point deep inside it, tens to thousands of metres away (the
+// biaxial sample of 200 disks, README of experiments/biaxial_compression). The dynamic problem
+// (Krabbenhoft/NURBS chapter eq. 4.15), whose limit dt -> infinity eq. 4.16 is, moves a particle
+// at rest only by the forces on it, theta dt^2 M^-1 H f: such a particle stays where it is.
+std::vector<bool> idle_particles(const World& world, const std::vector<Contact>& contacts,
+                                 const VecX& forces, double threshold) {
+  const int bodies = static_cast<int>(world.bodies.size());
+  std::vector<bool> idle(bodies, true);
+  for (int i = 0; i < static_cast<int>(contacts.size()); ++i) {
+    if (forces.segment<2>(2 * i).norm() <= threshold) continue;
+    idle[contacts[i].body_a] = false;
+    idle[contacts[i].body_b] = false;
+  }
+  return idle;
+}
+
 // Moves the bodies by the step's displacements: minus the multipliers of the equilibrium rows
 // (eq. 4.8 without the inertia terms) and the prescribed wall displacements; returns them.
 std::vector<Vec3> apply_displacements(World& world, const Equilibrium& eq, const VecX& multipliers,
-                                      const LoadStep& load) {
+                                      const LoadStep& load, const std::vector<bool>& idle) {
   const int bodies = static_cast<int>(world.bodies.size());
   std::vector<Vec3> move(bodies, Vec3::Zero());
   std::vector<double> turn(bodies, 0.0);
   for (int r = 0; r < static_cast<int>(eq.row_body.size()); ++r) {
     const int b = eq.row_body[r];
+    if (eq.row_dof[r] >= 0 && idle[b]) continue;
     const double u = -multipliers(r);
     if (eq.row_dof[r] < 0) {
       for (const WallLoad& w : load.walls) {
@@ -315,7 +337,16 @@ const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
   report.forces = n > 0 ? solution.forces : VecX::Zero(0);
   std::vector<Vec3> move(bodies, Vec3::Zero());
   if (report.converged()) {
-    move = apply_displacements(world_, eq, solution.multipliers, load);
+    // The solver's resolution of a force: its stop test leaves an inactive contact a force of
+    // about tolerance x the force scale (force_problem.hpp).
+    const double resolution = options_.interior_point.tolerance * problem.force_scale;
+    const std::vector<bool> idle = idle_particles(world_, contacts, report.forces, resolution);
+    std::vector<bool> counted(bodies, false);
+    for (const int b : eq.row_body) {
+      if (world_.bodies[b].is_dynamic() && idle[b] && !counted[b]) ++report.idle_particles;
+      counted[b] = true;
+    }
+    move = apply_displacements(world_, eq, solution.multipliers, load, idle);
     if (!options_.contact.rigid_tangential())
       history_.store(keys, variational::tangential_forces(solution, n));
   }

@@ -17,16 +17,18 @@
 //   minus the multipliers z of the equilibrium rows (the mixed problem eq. 4.8 without the
 //   inertia terms), and the configuration is updated by them.
 // Solved by the conic QP core with equality constraints (force_problem.hpp), CHOLMOD back-end.
-// The core eliminates the equality rows through a dense Schur complement (interior_point.hpp:
-// meant for few rows), 3 rows per particle: the cost per Newton step grows as the cube of the
-// particle count (see the report of the phase-1 work in docs/variational.md).
+// The direct back-end factors the sparse quasi-definite KKT matrix of the equality rows, 3 per
+// particle (docs/variational.md): the cost per Newton step grows about linearly with the contacts.
 //
 // Particles that cannot be in equilibrium with the contacts they have are taken out of the
 // step, as granular mechanics treats rattlers: an unloaded particle with fewer than two
 // contacts carries no force (its contacts drop out, iteratively), and so does an unloaded
 // cluster of particles that touch only each other (its rigid motion is free); a loaded
 // particle without contacts has no static solution (error). Equilibrium rows that no force reaches
-// (the rotation of a frictionless disk) are dropped when their load is zero.
+// (the rotation of a frictionless disk) are dropped when their load is zero. A particle whose
+// contacts all end the step without force (below the solver's resolution, tolerance x force
+// scale) keeps its position: eq. 4.16 leaves its displacement undetermined, and the dynamic
+// problem eq. 4.15, of which it is the limit, moves a particle only by the forces on it.
 #include <limits>
 #include <vector>
 
@@ -87,7 +89,8 @@ struct QuasiStaticReport {
   double height = std::numeric_limits<double>::quiet_NaN();
   double area = std::numeric_limits<double>::quiet_NaN();  // the sample "volume" in 2D, m^2
   long rattlers = 0;                                       // particles taken out of the step
-  long persistent_contacts = 0;                            // contacts that carried a shear history
+  long idle_particles = 0;  // particles of the problem whose contacts carry no force: not moved
+  long persistent_contacts = 0;  // contacts that carried a shear history
   conic::InteriorPointStats interior_point;
   double solve_seconds = 0.0;  // wall-clock of the conic solve
   bool converged() const { return interior_point.status == conic::InteriorPointStatus::converged; }
