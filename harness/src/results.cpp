@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -123,7 +124,9 @@ void ExperimentResults::write(const std::string& directory) const {
   doc["experiment"] = experiment_;
   doc["scale"] = scale_;
   doc["passed"] = exit_code() == 0;
-  doc["threads"] = omp_get_max_threads();
+  // OMP_THREAD_LIMIT (the single-thread variational experiments) caps every parallel region
+  // without lowering omp_get_max_threads().
+  doc["threads"] = std::min(omp_get_max_threads(), omp_get_thread_limit());
   doc["checks"] = nlohmann::json::array();
   for (const CheckResult& c : checks_) {
     nlohmann::json entry;
@@ -141,7 +144,8 @@ void ExperimentResults::write(const std::string& directory) const {
     entry["tolerance_reason"] = c.reference.reason;
     entry["note"] = c.note;
     entry["passed"] = c.passed;
-    if (!c.reference.known_difference.empty()) entry["known_difference"] = c.reference.known_difference;
+    if (!c.reference.known_difference.empty())
+      entry["known_difference"] = c.reference.known_difference;
     doc["checks"].push_back(entry);
   }
   doc["measurements"] = nlohmann::json::array();
