@@ -420,8 +420,7 @@ SolverRun paper_error_run(const ConeProblem& problem, const SolverSpec& spec,
   };
   record();
   const int last = std::max(max_iterations, budget);
-  while (done < max_iterations ||
-         (done < last && run.stats.merit_history.back() > target)) {
+  while (done < max_iterations || (done < last && run.stats.merit_history.back() > target)) {
     const int next = std::min(last, std::max(done + 1, static_cast<int>(done * 1.06)));
     common.max_iterations = next - done;
     set_common_options(options, common);
