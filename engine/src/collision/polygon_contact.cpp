@@ -27,12 +27,17 @@ struct Piece {
   const std::vector<char>* external = nullptr;
   Vec2 centre = Vec2::Zero();
   double radius = 0.0;
+  const std::vector<Vec2>* outline = nullptr;  // the particle's outline, placed
+  bool whole = false;                          // the piece is the whole (convex) particle
   int size() const { return static_cast<int>(vertex.size()); }
   const Vec2& next(int k) const { return vertex[(k + 1) % size()]; }
 };
 
-Piece place(const ConvexPiece& piece, const Placement& p) {
-  Piece out{{}, {}, &piece.external, p.rotation * piece.centre + p.translation, piece.radius};
+Piece place(const ConvexPiece& piece, const Placement& p, const std::vector<Vec2>& outline,
+            bool whole) {
+  Piece out{
+      {},       {},   &piece.external, p.rotation * piece.centre + p.translation, piece.radius,
+      &outline, whole};
   for (const Vec2& v : piece.vertices) out.vertex.push_back(p.rotation * v + p.translation);
   for (int k = 0; k < out.size(); ++k) {
     const Vec2 edge = out.next(k) - out.vertex[k];
@@ -48,10 +53,9 @@ struct Face {
 
 // Separating axis test over the edges of p: the largest, over edges k, of the smallest
 // n_k.(w - p_k) over the vertices w of q. Positive: the pieces are apart by at least that much.
-Face best_face(const Piece& p, const Piece& q, bool external_only) {
+Face best_face(const Piece& p, const Piece& q) {
   Face best;
   for (int k = 0; k < p.size(); ++k) {
-    if (external_only && !(*p.external)[k]) continue;
     double lowest = std::numeric_limits<double>::infinity();
     for (const Vec2& w : q.vertex) lowest = std::min(lowest, p.normal[k].dot(w - p.vertex[k]));
     if (lowest > best.separation) best = Face{lowest, k};
@@ -75,10 +79,16 @@ int facing_edge(const Piece& p, const Vec2& d) {
   return best;
 }
 
-// Closest point to x of the edges of a piece (all of them, or only those on the particle's
-// outline); `inside_particle` when it lies inside a diagonal of the decomposition (not on the
-// particle's outline: every piece corner is an outline vertex, so only the open diagonal is
-// inside), `on_edge` when it lies strictly inside edge `edge`.
+// Closest point to x of the segment [p, q]; t receives its unclamped parameter.
+Vec2 on_segment(const Vec2& p, const Vec2& q, const Vec2& x, double& t) {
+  const Vec2 d = q - p;
+  t = d.dot(x - p) / d.squaredNorm();
+  return p + std::clamp(t, 0.0, 1.0) * d;
+}
+
+// Closest point to x of the edges of a piece; `inside_particle` when it lies inside a diagonal
+// of the decomposition (not on the particle's outline: every piece corner is an outline vertex,
+// so only the open diagonal is inside), `on_edge` when it lies strictly inside edge `edge`.
 struct Nearest {
   Vec2 point;
   double distance2 = std::numeric_limits<double>::infinity();
@@ -87,13 +97,11 @@ struct Nearest {
   bool inside_particle = false;
 };
 
-Nearest nearest_on_edges(const Piece& p, const Vec2& x, bool external_only) {
+Nearest closest_on_outline(const Piece& p, const Vec2& x) {
   Nearest best;
   for (int k = 0; k < p.size(); ++k) {
-    if (external_only && !(*p.external)[k]) continue;
-    const Vec2 d = p.next(k) - p.vertex[k];
-    const double t = d.dot(x - p.vertex[k]) / d.squaredNorm();
-    const Vec2 q = p.vertex[k] + std::clamp(t, 0.0, 1.0) * d;
+    double t = 0.0;
+    const Vec2 q = on_segment(p.vertex[k], p.next(k), x, t);
     const double d2 = (q - x).squaredNorm();
     const bool interior = t > 0.0 && t < 1.0;
     if (d2 < best.distance2) best = Nearest{q, d2, k, interior, !(*p.external)[k] && interior};
@@ -101,7 +109,41 @@ Nearest nearest_on_edges(const Piece& p, const Vec2& x, bool external_only) {
   return best;
 }
 
-Nearest closest_on_outline(const Piece& p, const Vec2& x) { return nearest_on_edges(p, x, false); }
+// Closest point to x of a particle's outline (counter-clockwise), with the outward normal of
+// its edge when it lies strictly inside one (`on_edge`).
+struct OutlinePoint {
+  Vec2 point;
+  double distance2 = std::numeric_limits<double>::infinity();
+  Vec2 outward = Vec2::Zero();
+  bool on_edge = false;
+};
+
+OutlinePoint nearest_on_outline(const std::vector<Vec2>& outline, const Vec2& x) {
+  OutlinePoint best;
+  const std::size_t n = outline.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    const Vec2 &p = outline[k], &q = outline[(k + 1) % n];
+    double t = 0.0;
+    const Vec2 y = on_segment(p, q, x, t);
+    const double d2 = (y - x).squaredNorm();
+    if (d2 < best.distance2)
+      best =
+          OutlinePoint{y, d2, Vec2(q.y() - p.y(), p.x() - q.x()).normalized(), t > 0.0 && t < 1.0};
+  }
+  return best;
+}
+
+// The contact of a point x inside a particle with the particle's outline (eq. 4.1: the closest
+// point on the whole outline, not on the piece x lies in, whose diagonals are inside): the
+// normal from x towards the particle, i.e. minus the outward normal where the closest point
+// lies inside an edge, else along x - y; the gap minus the distance.
+PointPair inside_particle(const std::vector<Vec2>& outline, const Vec2& x) {
+  const OutlinePoint y = nearest_on_outline(outline, x);
+  const double distance = std::sqrt(y.distance2);
+  const Vec2 n =
+      !y.on_edge && y.distance2 > kCoincident ? Vec2((x - y.point) / distance) : Vec2(-y.outward);
+  return PointPair{n, x, y.point, -distance};
+}
 
 // Closest points of two disjoint convex pieces: for convex polygons the minimum is reached
 // between a vertex of one and an edge of the other. False when they lie inside a diagonal of
@@ -121,28 +163,23 @@ bool closest_points(const Piece& a, const Piece& b, Vec2& on_a, Vec2& on_b) {
 }
 
 // The knot-to-surface contact of a vertex x of the other particle with piece p (Krabbenhoft/NURBS
-// chapter eq. 4.1-4.2 with the vertex as the knot): its closest point y on p's part of the
-// particle outline, the unit normal n from x towards p and the signed gap (y - x).n. Outside p:
-// the Euclidean distance to p, none when the closest point lies inside a diagonal (the piece
-// across it is nearer and reports x). Inside p: minus the distance to p's outline edges (all
-// edges when p has none on the outline), so that the overlap is resolved through the outline.
-// Where y lies inside an edge, n is minus that edge's outward normal; at a corner of p, n points
-// from x to the corner.
+// chapter eq. 4.1-4.2 with the vertex as the knot): its closest point y, the unit normal n from x
+// towards p's particle and the signed gap (y - x).n. Outside p: y is p's closest point and the
+// gap the Euclidean distance, none when y lies inside a diagonal (the piece across it is nearer
+// and reports x). Inside p: y is the closest point of the particle's outline and the gap minus
+// the distance, so that the overlap is resolved through the outline, never through a diagonal.
+// Where y lies inside an edge, n is minus that edge's outward normal; at a corner, n points from
+// x to the corner.
 std::optional<PointPair> vertex_on_piece(const Piece& p, const Vec2& x) {
   double outside = -std::numeric_limits<double>::infinity();
-  bool any_external = false;
-  for (int k = 0; k < p.size(); ++k) {
-    outside = std::max(outside, p.normal[k].dot(x - p.vertex[k]));
-    any_external = any_external || (*p.external)[k];
-  }
-  const bool is_outside = outside > 0.0;
-  const Nearest y = nearest_on_edges(p, x, !is_outside && any_external);
-  if (is_outside && y.inside_particle) return std::nullopt;
+  for (int k = 0; k < p.size(); ++k) outside = std::max(outside, p.normal[k].dot(x - p.vertex[k]));
+  if (!(outside > 0.0)) return inside_particle(*p.outline, x);
+  const Nearest y = closest_on_outline(p, x);
+  if (y.inside_particle) return std::nullopt;
   const double distance = std::sqrt(y.distance2);
-  Vec2 n = -p.normal[y.edge];
-  if (!y.on_edge && y.distance2 > kCoincident)
-    n = (is_outside ? Vec2(y.point - x) : Vec2(x - y.point)) / distance;
-  return PointPair{n, x, y.point, is_outside ? distance : -distance};
+  const Vec2 n = !y.on_edge && y.distance2 > kCoincident ? Vec2((y.point - x) / distance)
+                                                         : Vec2(-p.normal[y.edge]);
+  return PointPair{n, x, y.point, distance};
 }
 
 // Point of the segment [p0, p1] whose tangential coordinate t.x is s.
@@ -204,14 +241,14 @@ std::optional<PointPair> exact_pair(const Piece& a, const Piece& b, const Face& 
                                                             : Vec2(-b.normal[face_b.edge]);
     return PointPair{n, on_a, on_b, distance};
   }
-  // Overlap: the least-overlap axis among the faces on the particles' outlines (a piece with
-  // no outline edge, possible only inside a non-convex particle, falls back to all faces).
-  Face ref_a = best_face(a, b, true);
-  Face ref_b = best_face(b, a, true);
-  if (ref_a.edge < 0 && ref_b.edge < 0) ref_a = face_a, ref_b = face_b;
-  if (ref_a.separation >= ref_b.separation)
-    return deepest_over_face(a, ref_a.edge, b, a.normal[ref_a.edge], ref_a.separation);
-  return flipped(deepest_over_face(b, ref_b.edge, a, b.normal[ref_b.edge], ref_b.separation));
+  // Overlap of two convex particles: the axis of least overlap. A piece of a non-convex
+  // particle has diagonals, across which its own axes measure no overlap of the particles (a
+  // corner just across a diagonal would read as deep as the piece is wide): its vertices'
+  // contacts, measured to the whole outline, stand for the overlap.
+  if (!a.whole || !b.whole) return std::nullopt;
+  if (face_a.separation >= face_b.separation)
+    return deepest_over_face(a, face_a.edge, b, a.normal[face_a.edge], face_a.separation);
+  return flipped(deepest_over_face(b, face_b.edge, a, b.normal[face_b.edge], face_b.separation));
 }
 
 // Index into the vertex contacts of a pair (vertices of a, then of b) of the vertex at which
@@ -231,8 +268,8 @@ int vertex_slot(const Piece& a, const Piece& b, const PointPair& pair, double to
 // contact of its vertex (it is never shallower: a vertex inside the other piece is at most the
 // penetration depth from its outside), or is appended when no vertex contact sits there.
 void convex_pair(const Piece& a, const Piece& b, double margin, std::vector<PointPair>& out) {
-  const Face face_a = best_face(a, b, false);
-  const Face face_b = best_face(b, a, false);
+  const Face face_a = best_face(a, b);
+  const Face face_b = best_face(b, a);
   // Every vertex is at least the separation away from the other piece.
   if (!(std::max(face_a.separation, face_b.separation) < margin)) return;
   std::vector<std::optional<PointPair>> slot(a.size() + b.size());
@@ -259,14 +296,9 @@ void convex_pair(const Piece& a, const Piece& b, double margin, std::vector<Poin
 // The disk's closest point on the piece (Euclidean distance when the centre is outside, minus
 // the depth through the nearest outline face when inside); none when it lies inside a diagonal.
 std::optional<PointPair> disk_closest(const Vec2& c, double r, const Piece& p) {
-  Face inside;  // largest n_k.(c - p_k): positive outside, minus the depth inside
-  Face inside_external;
-  for (int k = 0; k < p.size(); ++k) {
-    const double s = p.normal[k].dot(c - p.vertex[k]);
-    if (s > inside.separation) inside = Face{s, k};
-    if ((*p.external)[k] && s > inside_external.separation) inside_external = Face{s, k};
-  }
-  if (inside.separation > 0.0) {
+  double outside = -std::numeric_limits<double>::infinity();
+  for (int k = 0; k < p.size(); ++k) outside = std::max(outside, p.normal[k].dot(c - p.vertex[k]));
+  if (outside > 0.0) {
     const Nearest nearest = closest_on_outline(p, c);
     if (nearest.inside_particle) return std::nullopt;  // the piece across the diagonal reports it
     const Vec2 q = nearest.point;
@@ -274,9 +306,9 @@ std::optional<PointPair> disk_closest(const Vec2& c, double r, const Piece& p) {
     const Vec2 n = (q - c) / distance;  // > 0: the centre is outside
     return PointPair{n, c + r * n, q, distance - r};
   }
-  const Face ref = inside_external.edge >= 0 ? inside_external : inside;
-  const Vec2 outward = p.normal[ref.edge];
-  return PointPair{-outward, c - r * outward, c - ref.separation * outward, ref.separation - r};
+  // The centre inside the particle: through the whole outline (as a vertex inside, above).
+  const PointPair centre = inside_particle(*p.outline, c);
+  return PointPair{centre.normal, c + r * centre.normal, centre.point_b, centre.gap - r};
 }
 
 // The disk's closest point, then every corner of the piece within the margin of the circle (its
@@ -294,17 +326,31 @@ void disk_piece(const Vec2& c, double r, const Piece& p, double margin,
   }
 }
 
-// Appends the pairs of `found` that no earlier pair of out[first..] duplicates.
+// Appends the pairs of `found` that no earlier pair of out[first..] duplicates (the same two
+// points). Two pieces sharing an outline vertex find the same pair; so do a vertex inside the
+// other particle, whose closest outline point is a corner, and that corner outside the vertex's
+// piece, with the opposite normal and gap: the deeper of the two is kept, in the first one's
+// place, since it is the one that constrains the overlap.
 void append_unique(std::vector<PointPair>& out, std::size_t first,
                    const std::vector<PointPair>& found, double scale) {
   const double tolerance2 = std::pow(kDuplicateFraction * scale, 2);
   for (const PointPair& q : found) {
-    bool duplicate = false;
-    for (std::size_t k = first; k < out.size() && !duplicate; ++k)
-      duplicate = (out[k].point_a - q.point_a).squaredNorm() <= tolerance2 &&
-                  (out[k].point_b - q.point_b).squaredNorm() <= tolerance2;
-    if (!duplicate) out.push_back(q);
+    std::size_t k = first;
+    while (k < out.size() && !((out[k].point_a - q.point_a).squaredNorm() <= tolerance2 &&
+                               (out[k].point_b - q.point_b).squaredNorm() <= tolerance2))
+      ++k;
+    if (k == out.size())
+      out.push_back(q);
+    else if (q.gap < out[k].gap)
+      out[k] = q;
   }
+}
+
+std::vector<Vec2> placed_outline(const Polygon& polygon, const Placement& p) {
+  std::vector<Vec2> out;
+  out.reserve(polygon.outline.size());
+  for (const Vec2& v : polygon.outline) out.push_back(p.rotation * v + p.translation);
+  return out;
 }
 
 }  // namespace
@@ -320,6 +366,7 @@ void polygon_polygon(const Polygon& a, const Placement& pa, const Polygon& b, co
   std::vector<Vec2> centres_b;
   for (const ConvexPiece& piece : b.pieces) centres_b.push_back(centre(piece, pb));
   std::vector<Piece> placed_b(b.pieces.size());
+  const std::vector<Vec2> outline_a = placed_outline(a, pa), outline_b = placed_outline(b, pb);
   std::vector<PointPair> found;
   for (const ConvexPiece& piece : a.pieces) {
     const Vec2 centre_a = centre(piece, pa);
@@ -327,8 +374,9 @@ void polygon_polygon(const Polygon& a, const Placement& pa, const Polygon& b, co
     for (std::size_t j = 0; j < b.pieces.size(); ++j) {
       const double reach = piece.radius + b.pieces[j].radius + margin;
       if ((centre_a - centres_b[j]).squaredNorm() > reach * reach) continue;
-      if (piece_a.vertex.empty()) piece_a = place(piece, pa);
-      if (placed_b[j].vertex.empty()) placed_b[j] = place(b.pieces[j], pb);
+      if (piece_a.vertex.empty()) piece_a = place(piece, pa, outline_a, a.pieces.size() == 1);
+      if (placed_b[j].vertex.empty())
+        placed_b[j] = place(b.pieces[j], pb, outline_b, b.pieces.size() == 1);
       found.clear();
       convex_pair(piece_a, placed_b[j], margin, found);
       append_unique(out, first, found, a.radius + b.radius);
@@ -340,8 +388,9 @@ void disk_polygon(const Vec2& centre, double radius, const Polygon& b, const Pla
                   double margin, std::vector<PointPair>& out) {
   const std::size_t first = out.size();
   std::vector<PointPair> found;
+  const std::vector<Vec2> outline = placed_outline(b, pb);
   for (const ConvexPiece& piece : b.pieces) {
-    const Piece p = place(piece, pb);
+    const Piece p = place(piece, pb, outline, b.pieces.size() == 1);
     const double reach = p.radius + radius + margin;
     if ((p.centre - centre).squaredNorm() > reach * reach) continue;
     found.clear();
