@@ -19,11 +19,20 @@ constexpr double kOverlapFraction = 1e-9;
 // Point pairs of one body pair whose points agree to this fraction of the particle size are
 // one contact (two pieces sharing an outline vertex both find it).
 constexpr double kDuplicateFraction = 1e-9;
+// Two contacts of one body pair coincide, and are one contact, when their linearised gaps
+// g + n.(u_b - u_a) differ by less than kMergeFraction of the margin for every relative
+// translation within the margin (the motion a step's problem is built for): their points agree
+// to delta = kMergeFraction margin and their normals to delta / margin. Such pairs arise where
+// two corners meet (each corner's contact lies at or next to the other corner) and make
+// nearly equal columns of the contact matrix; the deeper is kept (docs/polygons.md).
+constexpr double kMergeFraction = 0.05;
 
 // A convex piece placed in the world, with the outward unit normal of each edge k (k -> k + 1).
 struct Piece {
   std::vector<Vec2> vertex;
   std::vector<Vec2> normal;
+  std::vector<int> feature;  // per vertex: its outline index + the side's feature offset
+  int index = 0;             // of the piece in its particle
   const std::vector<char>* external = nullptr;
   Vec2 centre = Vec2::Zero();
   double radius = 0.0;
@@ -33,11 +42,32 @@ struct Piece {
   const Vec2& next(int k) const { return vertex[(k + 1) % size()]; }
 };
 
-Piece place(const ConvexPiece& piece, const Placement& p, const std::vector<Vec2>& outline,
-            bool whole) {
-  Piece out{
-      {},       {},   &piece.external, p.rotation * piece.centre + p.translation, piece.radius,
-      &outline, whole};
+// Outline index of each corner of a piece (every piece corner is an outline vertex).
+std::vector<int> outline_indices(const ConvexPiece& piece, const Polygon& polygon, int offset) {
+  std::vector<int> out;
+  for (const Vec2& v : piece.vertices) {
+    int best = 0;
+    for (int k = 1; k < static_cast<int>(polygon.outline.size()); ++k)
+      if ((polygon.outline[k] - v).squaredNorm() < (polygon.outline[best] - v).squaredNorm())
+        best = k;
+    out.push_back(offset + best);
+  }
+  return out;
+}
+
+Piece place(const Polygon& polygon, int index, const Placement& p, const std::vector<Vec2>& outline,
+            int offset) {
+  const ConvexPiece& piece = polygon.pieces[index];
+  const bool whole = polygon.pieces.size() == 1;
+  Piece out{{},
+            {},
+            outline_indices(piece, polygon, offset),
+            index,
+            &piece.external,
+            p.rotation * piece.centre + p.translation,
+            piece.radius,
+            &outline,
+            whole};
   for (const Vec2& v : piece.vertices) out.vertex.push_back(p.rotation * v + p.translation);
   for (int k = 0; k < out.size(); ++k) {
     const Vec2 edge = out.next(k) - out.vertex[k];
@@ -224,7 +254,9 @@ PointPair deepest_over_face(const Piece& a, int e, const Piece& b, const Vec2& n
   return ends[0].gap <= ends[1].gap ? ends[0] : ends[1];
 }
 
-PointPair flipped(const PointPair& p) { return PointPair{-p.normal, p.point_b, p.point_a, p.gap}; }
+PointPair flipped(const PointPair& p) {
+  return PointPair{-p.normal, p.point_b, p.point_a, p.gap, p.feature};
+}
 
 // The pair's exact signed distance (Euclidean distance when apart, minus the penetration depth
 // along the separating axis of least overlap when overlapping) as one point pair; none when
@@ -267,7 +299,8 @@ int vertex_slot(const Piece& a, const Piece& b, const PointPair& pair, double to
 // vertices within the margin does not. The pair's exact signed distance takes the place of the
 // contact of its vertex (it is never shallower: a vertex inside the other piece is at most the
 // penetration depth from its outside), or is appended when no vertex contact sits there.
-void convex_pair(const Piece& a, const Piece& b, double margin, std::vector<PointPair>& out) {
+void convex_pair(const Piece& a, const Piece& b, double margin, int stride, int exact_feature,
+                 std::vector<PointPair>& out) {
   const Face face_a = best_face(a, b);
   const Face face_b = best_face(b, a);
   // Every vertex is at least the separation away from the other piece.
@@ -275,16 +308,20 @@ void convex_pair(const Piece& a, const Piece& b, double margin, std::vector<Poin
   std::vector<std::optional<PointPair>> slot(a.size() + b.size());
   for (int k = 0; k < a.size(); ++k)
     if (const auto pair = vertex_on_piece(b, a.vertex[k]); pair && pair->gap < margin)
-      slot[k] = pair;
+      slot[k] = pair, slot[k]->feature = a.feature[k] * stride + b.index;
   for (int k = 0; k < b.size(); ++k)
     if (const auto pair = vertex_on_piece(a, b.vertex[k]); pair && pair->gap < margin)
-      slot[a.size() + k] = flipped(*pair);
-  const std::optional<PointPair> exact = exact_pair(a, b, face_a, face_b);
+      slot[a.size() + k] = flipped(*pair),
+                      slot[a.size() + k]->feature = b.feature[k] * stride + a.index;
+  std::optional<PointPair> exact = exact_pair(a, b, face_a, face_b);
   const bool has_exact = exact && exact->gap < margin;
   int exact_slot = -1;
   if (has_exact) {
     const double size = a.radius + b.radius;
     exact_slot = vertex_slot(a, b, *exact, std::pow(kDuplicateFraction * size, 2));
+    exact->feature = exact_slot < 0          ? exact_feature
+                     : exact_slot < a.size() ? a.feature[exact_slot] * stride + b.index
+                                             : b.feature[exact_slot - a.size()] * stride + a.index;
     if (exact_slot >= 0 && (!slot[exact_slot] || exact->gap < slot[exact_slot]->gap))
       slot[exact_slot] = exact;
   }
@@ -314,36 +351,83 @@ std::optional<PointPair> disk_closest(const Vec2& c, double r, const Piece& p) {
 // The disk's closest point, then every corner of the piece within the margin of the circle (its
 // gap |v - c| - r along the radius through it), in vertex order; a corner that is the closest
 // point is reported once.
-void disk_piece(const Vec2& c, double r, const Piece& p, double margin,
+void disk_piece(const Vec2& c, double r, const Piece& p, double margin, int closest_feature,
                 std::vector<PointPair>& out) {
-  if (const auto closest = disk_closest(c, r, p); closest && closest->gap < margin)
+  if (auto closest = disk_closest(c, r, p); closest && closest->gap < margin) {
+    closest->feature = closest_feature;
     out.push_back(*closest);
-  for (const Vec2& v : p.vertex) {
+  }
+  for (int k = 0; k < p.size(); ++k) {
+    const Vec2& v = p.vertex[k];
     const double distance = (v - c).norm();
     if (!(distance - r < margin) || !(distance * distance > kCoincident)) continue;
     const Vec2 n = (v - c) / distance;
-    out.push_back(PointPair{n, c + r * n, v, distance - r});
+    out.push_back(PointPair{n, c + r * n, v, distance - r, p.feature[k]});
   }
 }
 
-// Appends the pairs of `found` that no earlier pair of out[first..] duplicates (the same two
-// points). Two pieces sharing an outline vertex find the same pair; so do a vertex inside the
-// other particle, whose closest outline point is a corner, and that corner outside the vertex's
-// piece, with the opposite normal and gap: the deeper of the two is kept, in the first one's
-// place, since it is the one that constrains the overlap.
+// Appends the pairs of `found` whose feature no earlier pair of out[first..] has: two pieces
+// sharing an outline vertex both find its contact with a piece of the other particle (the
+// same two points); the deeper is kept.
 void append_unique(std::vector<PointPair>& out, std::size_t first,
-                   const std::vector<PointPair>& found, double scale) {
-  const double tolerance2 = std::pow(kDuplicateFraction * scale, 2);
+                   const std::vector<PointPair>& found) {
   for (const PointPair& q : found) {
     std::size_t k = first;
-    while (k < out.size() && !((out[k].point_a - q.point_a).squaredNorm() <= tolerance2 &&
-                               (out[k].point_b - q.point_b).squaredNorm() <= tolerance2))
-      ++k;
+    while (k < out.size() && out[k].feature != q.feature) ++k;
     if (k == out.size())
       out.push_back(q);
     else if (q.gap < out[k].gap)
       out[k] = q;
   }
+}
+
+// Whether two contacts of one body pair coincide: the same two points (to kDuplicateFraction
+// of the particle size: a vertex inside the other particle whose closest outline point is a
+// corner, and that corner outside the vertex's piece, found with opposite normals and gaps), or
+// points within delta and normals within delta / margin of each other (kMergeFraction).
+bool coincide(const PointPair& p, const PointPair& q, double same, double delta, double margin) {
+  const double a2 = (p.point_a - q.point_a).squaredNorm(),
+               b2 = (p.point_b - q.point_b).squaredNorm();
+  if (a2 <= same * same && b2 <= same * same) return true;
+  return a2 <= delta * delta && b2 <= delta * delta &&
+         (margin * (p.normal - q.normal)).squaredNorm() <= delta * delta;
+}
+
+// Replaces each group of coinciding contacts of out[first..] (connected by `coincide`, so the
+// result does not depend on the order in which they were found) by its deepest, which is the
+// one that constrains the overlap (e.g. a corner inside the other particle whose closest
+// outline point is a corner, and that corner's contact, with the opposite normal and gap). It
+// takes the group's lowest feature, so that the contact keeps its identity while the other
+// corner enters and leaves the margin.
+void merge_coinciding(std::vector<PointPair>& out, std::size_t first, double scale, double margin) {
+  const double same = kDuplicateFraction * scale;
+  const double delta = std::max(kMergeFraction * margin, same);
+  const std::size_t n = out.size() - first;
+  std::vector<std::size_t> group(n);
+  for (std::size_t i = 0; i < n; ++i) group[i] = i;
+  auto root = [&](std::size_t i) {
+    while (group[i] != i) i = group[i] = group[group[i]];
+    return i;
+  };
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (coincide(out[first + i], out[first + j], same, delta, margin)) group[root(i)] = root(j);
+  std::vector<std::size_t> deepest(n, n);
+  std::vector<int> feature(n, std::numeric_limits<int>::max());
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t g = root(i);
+    if (deepest[g] == n || out[first + i].gap < out[first + deepest[g]].gap) deepest[g] = i;
+    feature[g] = std::min(feature[g], out[first + i].feature);
+  }
+  std::vector<PointPair> kept;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t g = root(i);
+    if (deepest[g] != i) continue;
+    kept.push_back(out[first + i]);
+    kept.back().feature = feature[g];
+  }
+  out.resize(first);
+  out.insert(out.end(), kept.begin(), kept.end());
 }
 
 std::vector<Vec2> placed_outline(const Polygon& polygon, const Placement& p) {
@@ -358,6 +442,11 @@ std::vector<Vec2> placed_outline(const Polygon& polygon, const Placement& p) {
 void polygon_polygon(const Polygon& a, const Placement& pa, const Polygon& b, const Placement& pb,
                      double margin, std::vector<PointPair>& out) {
   const std::size_t first = out.size();
+  const int vertices_a = static_cast<int>(a.outline.size());
+  const int vertices = vertices_a + static_cast<int>(b.outline.size());
+  // A vertex's contact with each piece of the other particle is its own (a corner in a concave
+  // pocket touches two pieces): feature = vertex * stride + piece.
+  const int stride = static_cast<int>(std::max(a.pieces.size(), b.pieces.size()));
   // Pieces are placed only when their bounding circles come within the margin of a piece of
   // the other particle; most pairs of pieces of two touching particles are culled so.
   auto centre = [](const ConvexPiece& piece, const Placement& p) {
@@ -368,20 +457,23 @@ void polygon_polygon(const Polygon& a, const Placement& pa, const Polygon& b, co
   std::vector<Piece> placed_b(b.pieces.size());
   const std::vector<Vec2> outline_a = placed_outline(a, pa), outline_b = placed_outline(b, pb);
   std::vector<PointPair> found;
-  for (const ConvexPiece& piece : a.pieces) {
+  for (std::size_t i = 0; i < a.pieces.size(); ++i) {
+    const ConvexPiece& piece = a.pieces[i];
     const Vec2 centre_a = centre(piece, pa);
     Piece piece_a;
     for (std::size_t j = 0; j < b.pieces.size(); ++j) {
       const double reach = piece.radius + b.pieces[j].radius + margin;
       if ((centre_a - centres_b[j]).squaredNorm() > reach * reach) continue;
-      if (piece_a.vertex.empty()) piece_a = place(piece, pa, outline_a, a.pieces.size() == 1);
+      if (piece_a.vertex.empty()) piece_a = place(a, static_cast<int>(i), pa, outline_a, 0);
       if (placed_b[j].vertex.empty())
-        placed_b[j] = place(b.pieces[j], pb, outline_b, b.pieces.size() == 1);
+        placed_b[j] = place(b, static_cast<int>(j), pb, outline_b, vertices_a);
       found.clear();
-      convex_pair(piece_a, placed_b[j], margin, found);
-      append_unique(out, first, found, a.radius + b.radius);
+      const int exact_feature = vertices * stride + static_cast<int>(i * b.pieces.size() + j);
+      convex_pair(piece_a, placed_b[j], margin, stride, exact_feature, found);
+      append_unique(out, first, found);
     }
   }
+  merge_coinciding(out, first, a.radius + b.radius, margin);
 }
 
 void disk_polygon(const Vec2& centre, double radius, const Polygon& b, const Placement& pb,
@@ -389,14 +481,16 @@ void disk_polygon(const Vec2& centre, double radius, const Polygon& b, const Pla
   const std::size_t first = out.size();
   std::vector<PointPair> found;
   const std::vector<Vec2> outline = placed_outline(b, pb);
-  for (const ConvexPiece& piece : b.pieces) {
-    const Piece p = place(piece, pb, outline, b.pieces.size() == 1);
+  const int vertices = static_cast<int>(b.outline.size());
+  for (std::size_t j = 0; j < b.pieces.size(); ++j) {
+    const Piece p = place(b, static_cast<int>(j), pb, outline, 0);
     const double reach = p.radius + radius + margin;
     if ((p.centre - centre).squaredNorm() > reach * reach) continue;
     found.clear();
-    disk_piece(centre, radius, p, margin, found);
-    append_unique(out, first, found, b.radius + radius);
+    disk_piece(centre, radius, p, margin, vertices + static_cast<int>(j), found);
+    append_unique(out, first, found);
   }
+  merge_coinciding(out, first, b.radius + radius, margin);
 }
 
 // Every outline vertex below the margin, in vertex order (the vertex-within-margin rule of
@@ -404,10 +498,10 @@ void disk_polygon(const Vec2& centre, double radius, const Polygon& b, const Pla
 // flat master surface, Krabbenhoft/NURBS chapter eq. 4.1-4.2).
 void polygon_halfspace(const Polygon& a, const Placement& pa, const Vec2& point, const Vec2& normal,
                        double margin, std::vector<PointPair>& out) {
-  for (const Vec2& local : a.outline) {
-    const Vec2 w = pa.rotation * local + pa.translation;
+  for (int k = 0; k < static_cast<int>(a.outline.size()); ++k) {
+    const Vec2 w = pa.rotation * a.outline[k] + pa.translation;
     const double height = normal.dot(w - point);
-    if (height < margin) out.push_back(PointPair{-normal, w, w - height * normal, height});
+    if (height < margin) out.push_back(PointPair{-normal, w, w - height * normal, height, k});
   }
 }
 

@@ -11,9 +11,9 @@
 // a contact (the vertex-within-margin rule, docs/polygons.md), at its closest point on the
 // other piece's part of the outline, so that no corner near a face can pass through it within
 // a step unconstrained. One contact of each pair realises the pair's exact signed distance
-// (minus the penetration depth along the axis of least overlap when overlapping). Contacts
-// come in the order of the vertices, so that the order within a pair stays the same while the
-// set of vertices within the margin does.
+// (minus the penetration depth along the axis of least overlap when overlapping). Each contact
+// carries the outline vertex that produced it (PointPair::feature), its identity from step to
+// step; contacts of a pair that coincide (kMergeFraction of the margin) are one.
 #include <vector>
 
 #include "moreau/model/polygon.hpp"
@@ -25,6 +25,10 @@ struct PointPair {
   Vec2 point_a;  // on side a's outline
   Vec2 point_b;  // on side b's outline
   double gap;    // (point_b - point_a).normal, m
+  // What produced it (Contact::feature): outline vertex k of side a is k, of side b
+  // (side a's vertex count) + k; a pair's exact contact away from every vertex, and a disk's
+  // closest point on a piece, the vertex count of both sides + the piece pair's index.
+  int feature = -1;
 };
 
 // Rigid placement x_world = rotation x_local + translation.
