@@ -585,6 +585,33 @@ BOOST_AUTO_TEST_CASE(static_driver_errors) {
   BOOST_CHECK_THROW(falling.step({}), SimulationError);
 }
 
+BOOST_AUTO_TEST_CASE(static_particle_that_can_move_away_is_a_rattler) {
+  // A square beside the disk of disk_under_wall, 0.01 m from it: the disk's closest point and
+  // the square's two left corners (0.048 m away) are three contacts with one neighbour, whose
+  // normals lie within 22 degrees of +x. Moving the square along +x opens all three inside
+  // their friction cones, so eq. 4.16 does not bound its displacement: a rattler, which stays
+  // where it is, although it has more than one contact.
+  // (Frictionless, the disk between floor and wall would be a mechanism itself.)
+  for (const double mu : {0.2, 0.5}) {
+    World world = disk_under_wall();
+    world.friction = FrictionTable(mu);
+    RigidBody square;
+    square.shape.geometry =
+        make_polygon({Vec2(-0.2, -0.2), Vec2(0.2, -0.2), Vec2(0.2, 0.2), Vec2(-0.2, 0.2)});
+    square.position = Vec3(0.71, 0.5, 0.0);
+    const int s = world.add_body(square);
+    QuasiStaticOptions options = static_options(kInf);
+    QuasiStaticDriver driver(world, options);
+    const QuasiStaticReport& r = driver.step({{{2, -Vec3::UnitY(), WallControl::force, 100.0}}});
+    BOOST_TEST_CONTEXT("mu " << mu) {
+      BOOST_TEST_REQUIRE(r.converged(), r.interior_point.message);
+      BOOST_TEST(r.rattlers == 1);
+      BOOST_TEST(r.contacts.size() == 2u);  // the disk's with the floor and the top wall
+      BOOST_TEST((world.bodies[s].position - Vec3(0.71, 0.5, 0.0)).norm() == 0.0);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(static_confined_sample_balances_its_walls) {
   // A 3 x 3 block of unit disks in a box: floor and left wall fixed, the top wall pressed down
   // by displacement steps, the right wall held by a confining force (the biaxial test's loading

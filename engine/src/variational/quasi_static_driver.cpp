@@ -70,14 +70,6 @@ bool remove_floating_clusters(const World& world, const std::vector<Contact>& co
   return any;
 }
 
-// Whether a particle can move away from all its contacts without end: some direction d lies
-// within every contact's admissible cone of eq. 4.16's associated flow rule (the gap grows by
-// at least mu |slip|: the angle between d and the contact's opening direction o at most
-// pi/2 - atan mu). The intersection of these arcs (each narrower than pi) is empty or bounded
-// by an end of one of them, so testing the ends is exact. Such a particle carries no force
-// without a load, and its displacement (the multipliers of its equilibrium rows) is not bounded
-// by the problem: the interior point method then returns an arbitrary one (a rattler that
-// several contacts with one neighbour, one per corner within the margin, hide from a count).
 // Whether every contact of a particle lies within `reach` of its first: the contacts then
 // resist a turn about that point only through lever arms below `reach`, against gaps of the
 // same size (reach is the collision margin), so eq. 4.16 bounds the turn of an unloaded
@@ -88,20 +80,34 @@ bool held_at_one_point(const std::vector<Vec3>& points, double reach) {
                      [&](const Vec3& p) { return (p - points.front()).head<2>().norm() <= reach; });
 }
 
+// Angle by which the ends of the arcs below are moved inwards: an intersection narrower than
+// this counts as empty (a frictionless particle pressed between two parallel walls slides along
+// them, at the boundary of both arcs, and carries their force).
+constexpr double kArcSlack = 1e-6;  // rad
+
+// Whether a particle can move away from all its contacts without end, each strictly opening:
+// some direction d lies inside every contact's admissible cone of eq. 4.16's associated flow
+// rule (the gap grows by more than mu |slip|: the angle between d and the contact's opening
+// direction o below pi/2 - atan mu). The intersection of these arcs (each narrower than pi) is
+// empty or starts at an end of one of them, so the ends moved inwards by kArcSlack are the
+// candidates. Such a particle carries no force without a load (any force in a cone does work
+// along d), and its displacement (the multipliers of its equilibrium rows) is not bounded by
+// the problem: the interior point method returns an arbitrary one (a rattler that several
+// contacts with one neighbour, one per corner within the margin, hide from a count).
 bool escapes(const std::vector<Vec3>& opening, const std::vector<double>& mu) {
   if (opening.empty()) return true;
-  for (std::size_t i = 0; i < opening.size(); ++i) {
-    const double half = 0.5 * std::numbers::pi - std::atan(mu[i]);
-    const double angle = std::atan2(opening[i].y(), opening[i].x());
-    for (const double end : {angle - half, angle + half}) {
-      const Vec3 d(std::cos(end), std::sin(end), 0.0);
-      const bool inside = std::all_of(opening.begin(), opening.end(), [&](const Vec3& o) {
-        const std::size_t k = static_cast<std::size_t>(&o - opening.data());
-        const Vec3 t(-o.y(), o.x(), 0.0);
-        return o.dot(d) >= mu[k] * std::abs(t.dot(d)) - 1e-12;
-      });
-      if (inside) return true;
+  auto inside = [&](const Vec3& d) {
+    for (std::size_t k = 0; k < opening.size(); ++k) {
+      const Vec3& o = opening[k];
+      if (!(o.dot(d) >= mu[k] * std::abs(Vec3(-o.y(), o.x(), 0.0).dot(d)))) return false;
     }
+    return true;
+  };
+  for (std::size_t i = 0; i < opening.size(); ++i) {
+    const double half = 0.5 * std::numbers::pi - std::atan(mu[i]) - kArcSlack;
+    const double angle = std::atan2(opening[i].y(), opening[i].x());
+    for (const double end : {angle - half, angle + half})
+      if (inside(Vec3(std::cos(end), std::sin(end), 0.0))) return true;
   }
   return false;
 }
