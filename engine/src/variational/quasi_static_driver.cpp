@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <string>
 #include <utility>
 
@@ -69,19 +70,74 @@ bool remove_floating_clusters(const World& world, const std::vector<Contact>& co
   return any;
 }
 
-// Drops the contacts of unloaded particles with fewer than two contacts (rattlers) and of
-// unloaded floating clusters, until none is left; a loaded particle without contacts has no
-// static solution.
+// Whether every contact of a particle lies within `reach` of its first: the contacts then
+// resist a turn about that point only through lever arms below `reach`, against gaps of the
+// same size (reach is the collision margin), so eq. 4.16 bounds the turn of an unloaded
+// particle only at angles far outside its small-rotation linearisation (a corner caught in the
+// notch between two neighbours, with a contact per corner within the margin of each).
+bool held_at_one_point(const std::vector<Vec3>& points, double reach) {
+  return std::all_of(points.begin(), points.end(),
+                     [&](const Vec3& p) { return (p - points.front()).head<2>().norm() <= reach; });
+}
+
+// Angle by which the ends of the arcs below are moved inwards: an intersection narrower than
+// this counts as empty (a frictionless particle pressed between two parallel walls slides along
+// them, at the boundary of both arcs, and carries their force).
+constexpr double kArcSlack = 1e-6;  // rad
+
+// Whether a particle can move away from all its contacts without end, each strictly opening:
+// some direction d lies inside every contact's admissible cone of eq. 4.16's associated flow
+// rule (the gap grows by more than mu |slip|: the angle between d and the contact's opening
+// direction o below pi/2 - atan mu). The intersection of these arcs (each narrower than pi) is
+// empty or starts at an end of one of them, so the ends moved inwards by kArcSlack are the
+// candidates. Such a particle carries no force without a load (any force in a cone does work
+// along d), and its displacement (the multipliers of its equilibrium rows) is not bounded by
+// the problem: the interior point method returns an arbitrary one (a rattler that several
+// contacts with one neighbour, one per corner within the margin, hide from a count).
+bool escapes(const std::vector<Vec3>& opening, const std::vector<double>& mu) {
+  if (opening.empty()) return true;
+  auto inside = [&](const Vec3& d) {
+    for (std::size_t k = 0; k < opening.size(); ++k) {
+      const Vec3& o = opening[k];
+      if (!(o.dot(d) >= mu[k] * std::abs(Vec3(-o.y(), o.x(), 0.0).dot(d)))) return false;
+    }
+    return true;
+  };
+  for (std::size_t i = 0; i < opening.size(); ++i) {
+    const double half = 0.5 * std::numbers::pi - std::atan(mu[i]) - kArcSlack;
+    const double angle = std::atan2(opening[i].y(), opening[i].x());
+    for (const double end : {angle - half, angle + half})
+      if (inside(Vec3(std::cos(end), std::sin(end), 0.0))) return true;
+  }
+  return false;
+}
+
+// Drops the contacts of unloaded particles that can move away from all their contacts
+// (rattlers, `escapes`) and of unloaded floating clusters, until none is left; a loaded
+// particle without contacts has no static solution.
 std::vector<Contact> without_rattlers(const World& world, std::vector<Contact> contacts,
-                                      const std::vector<Vec6>& load, long& rattlers) {
+                                      const std::vector<Vec6>& load, bool frictional, double margin,
+                                      long& rattlers) {
   const int bodies = static_cast<int>(world.bodies.size());
   std::vector<bool> removed(bodies, false);
   for (bool changed = true; changed;) {
     changed = false;
     std::vector<int> count(bodies, 0);
+    std::vector<std::vector<Vec3>> opening(bodies);
+    std::vector<std::vector<double>> mu(bodies);
+    std::vector<std::vector<Vec3>> points(bodies);
     for (const Contact& c : contacts) {
       ++count[c.body_a];
       ++count[c.body_b];
+      const double m = !frictional ? 0.0
+                                   : world.friction.get(world.bodies[c.body_a].material,
+                                                        world.bodies[c.body_b].material);
+      opening[c.body_a].push_back(-c.normal);
+      opening[c.body_b].push_back(c.normal);
+      mu[c.body_a].push_back(m);
+      mu[c.body_b].push_back(m);
+      points[c.body_a].push_back(c.point);
+      points[c.body_b].push_back(c.point);
     }
     for (int b = 0; b < bodies; ++b) {
       if (!world.bodies[b].is_dynamic() || removed[b]) continue;
@@ -91,7 +147,8 @@ std::vector<Contact> without_rattlers(const World& world, std::vector<Contact> c
             "quasi-static step: particle " + std::to_string(b) + " (" + world.bodies[b].name +
             ") is loaded and has no contact: the static problem (Krabbenhoft/NURBS "
             "chapter eq. 4.16) has no solution");
-      if (!loaded && count[b] < 2) {
+      if (!loaded &&
+          (count[b] < 2 || escapes(opening[b], mu[b]) || held_at_one_point(points[b], margin))) {
         removed[b] = true;
         changed = true;
       }
@@ -290,8 +347,9 @@ const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
   }
   QuasiStaticReport report;
   report.step = steps_ + 1;
-  report.contacts = without_rattlers(world_, detect_contacts(world_, options_.collision),
-                                     particle_load, report.rattlers);
+  report.contacts =
+      without_rattlers(world_, detect_contacts(world_, options_.collision), particle_load,
+                       options_.contact.frictional, options_.collision.margin, report.rattlers);
   const std::vector<Contact>& contacts = report.contacts;
   const int n = static_cast<int>(contacts.size());
 
