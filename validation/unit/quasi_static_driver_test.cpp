@@ -23,11 +23,12 @@ struct PressedPair {
 
 // Gravity off, mu = 0.5. Disk A (radius 0.5) just above the fixed floor (gap 0.01), pressed
 // against the fixed left wall by a force-driven right wall; disk B (radius 0.2) near the left
-// wall and A's upper left side (gaps 0.01, within the margin) and nothing else. B is no rattler
-// by count (two contacts), but no force reaches it: it may move up and away from both contacts
-// without bound. (Gaps of 0.01 rather than 0: a contact with neither force nor gap is a
-// degenerate complementarity pair, not the subject here.)
-PressedPair pressed_pair() {
+// wall and A's upper left side (gaps 0.01, within the margin). With `lid`, a fixed ceiling 0.01
+// above B cages it: no rigid motion opens its three contacts (so B is no rattler), yet no force
+// reaches it, and eq. 4.16 leaves its displacement free within the gaps. Without the lid B can
+// move up and away from both its contacts: a rattler. (Gaps of 0.01 rather than 0: a contact
+// with neither force nor gap is a degenerate complementarity pair, not the subject here.)
+PressedPair pressed_pair(bool lid) {
   PressedPair p;
   p.world = test::floor_world(0.5, 0.0, Dimension::two);
   p.pressed = test::add_ball(p.world, 0.5, 1.0, Vec3(0.5, 0.51, 0.0));
@@ -42,6 +43,7 @@ PressedPair pressed_pair() {
   };
   wall(Vec3::UnitX(), Vec3::Zero(), Motion::fixed);
   p.right = wall(-Vec3::UnitX(), Vec3(1.0, 0.0, 0.0), Motion::prescribed);
+  if (lid) wall(-Vec3::UnitY(), Vec3(0.0, 0.51 + rise + 0.21, 0.0), Motion::fixed);
   return p;
 }
 
@@ -53,7 +55,7 @@ BOOST_AUTO_TEST_CASE(particle_without_force_keeps_its_position) {
   // in the 200-disk biaxial sample (experiments/biaxial_compression/README.md).
   for (const double k_n : {kInf, 1e6}) {
     BOOST_TEST_CONTEXT("k_N " << k_n) {
-      PressedPair p = pressed_pair();
+      PressedPair p = pressed_pair(true);
       const Vec3 idle_start = p.world.bodies[p.idle].position;
       QuasiStaticOptions options;
       options.contact.stiffness = {k_n, std::isinf(k_n) ? kInf : 2.0 * k_n / 3.0};
@@ -64,7 +66,7 @@ BOOST_AUTO_TEST_CASE(particle_without_force_keeps_its_position) {
           driver.step({{{p.right, -Vec3::UnitX(), WallControl::force, force}}});
       BOOST_TEST_REQUIRE(r.converged(), r.interior_point.message);
       BOOST_TEST(r.rattlers == 0);
-      BOOST_TEST_REQUIRE(r.contacts.size() == 5u);  // A: floor, left, right, B; B: left
+      BOOST_TEST_REQUIRE(r.contacts.size() == 6u);  // A: floor, left, right, B; B: left, lid
       BOOST_TEST(r.idle_particles == 1);
       BOOST_TEST(r.walls[0].contact_force.x() == force, tt::tolerance(1e-8));
       BOOST_TEST((p.world.bodies[p.idle].position - idle_start).norm() == 0.0);
@@ -74,6 +76,52 @@ BOOST_AUTO_TEST_CASE(particle_without_force_keeps_its_position) {
       BOOST_TEST(std::abs(r.walls[0].displacement - squeeze) <= 1e-8);
       BOOST_TEST(std::abs(p.world.bodies[p.pressed].position.x() - (0.5 - squeeze / 2.0)) <= 1e-8);
       BOOST_TEST(std::abs(p.world.bodies[p.pressed].position.y() - 0.51) <= 1e-8);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(particle_that_can_move_away_is_a_rattler) {
+  // Without the lid, B can move up and away from the wall and A within the friction cones: a
+  // rattler (the rigid escape test), taken out of the step with its contacts and left in place.
+  PressedPair p = pressed_pair(false);
+  const Vec3 start = p.world.bodies[p.idle].position;
+  QuasiStaticOptions options;
+  options.collision.margin = 0.05;
+  QuasiStaticDriver driver(p.world, options);
+  const QuasiStaticReport& r =
+      driver.step({{{p.right, -Vec3::UnitX(), WallControl::force, 100.0}}});
+  BOOST_TEST_REQUIRE(r.converged(), r.interior_point.message);
+  BOOST_TEST(r.rattlers == 1);
+  BOOST_TEST(r.idle_particles == 0);
+  BOOST_TEST(r.contacts.size() == 3u);  // A: floor, left, right
+  BOOST_TEST((p.world.bodies[p.idle].position - start).norm() == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(motion_beyond_the_margin_is_reported) {
+  // A unit square under gravity on the floor (gap 0.01, mu = 0.5) that a load step lifts by
+  // 0.1 m: the square rises 0.09 m, more than a margin of 0.05 (its new contacts would not have
+  // been in the problem) but not of 0.2. The step is applied either way; the guard counts it.
+  for (const double margin : {0.05, 0.2}) {
+    BOOST_TEST_CONTEXT("margin " << margin) {
+      World world = test::floor_world(0.5, 10.0, Dimension::two);
+      RigidBody square;
+      square.shape.geometry =
+          make_polygon({Vec2(-0.5, -0.5), Vec2(0.5, -0.5), Vec2(0.5, 0.5), Vec2(-0.5, 0.5)});
+      const MassProperties mass = mass_properties(square.shape.geometry, 1.0, Dimension::two);
+      square.mass = mass.mass;
+      square.inertia_body = mass.inertia;
+      square.position = Vec3(0.0, 0.51, 0.0);
+      const int s = world.add_body(square);
+      QuasiStaticOptions options;
+      options.gravity = true;
+      options.collision.margin = margin;
+      QuasiStaticDriver driver(world, options);
+      const QuasiStaticReport& r =
+          driver.step({{{0, Vec3::UnitY(), WallControl::displacement, 0.1}}});
+      BOOST_TEST_REQUIRE(r.converged(), r.interior_point.message);
+      BOOST_TEST((world.bodies[s].position - Vec3(0.0, 0.6, 0.0)).norm() <= 1e-6);
+      BOOST_TEST(r.largest_motion == 0.09, tt::tolerance(1e-4));
+      BOOST_TEST(r.overshooting_particles == (margin < 0.09 ? 1 : 0));
     }
   }
 }

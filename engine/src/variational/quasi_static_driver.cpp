@@ -2,12 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numbers>
 #include <string>
 #include <utility>
 
 #include "moreau/contact/contact_system.hpp"
 #include "moreau/core/error.hpp"
+#include "moreau/model/shape.hpp"
+#include "moreau/variational/rigid_escape.hpp"
 #include "solver_report.hpp"
 
 namespace moreau {
@@ -70,85 +71,34 @@ bool remove_floating_clusters(const World& world, const std::vector<Contact>& co
   return any;
 }
 
-// Whether every contact of a particle lies within `reach` of its first: the contacts then
-// resist a turn about that point only through lever arms below `reach`, against gaps of the
-// same size (reach is the collision margin), so eq. 4.16 bounds the turn of an unloaded
-// particle only at angles far outside its small-rotation linearisation (a corner caught in the
-// notch between two neighbours, with a contact per corner within the margin of each).
-bool held_at_one_point(const std::vector<Vec3>& points, double reach) {
-  return std::all_of(points.begin(), points.end(),
-                     [&](const Vec3& p) { return (p - points.front()).head<2>().norm() <= reach; });
-}
-
-// Angle by which the ends of the arcs below are moved inwards: an intersection narrower than
-// this counts as empty (a frictionless particle pressed between two parallel walls slides along
-// them, at the boundary of both arcs, and carries their force).
-constexpr double kArcSlack = 1e-6;  // rad
-
-// Whether a particle can move away from all its contacts without end, each strictly opening:
-// some direction d lies inside every contact's admissible cone of eq. 4.16's associated flow
-// rule (the gap grows by more than mu |slip|: the angle between d and the contact's opening
-// direction o below pi/2 - atan mu). The intersection of these arcs (each narrower than pi) is
-// empty or starts at an end of one of them, so the ends moved inwards by kArcSlack are the
-// candidates. Such a particle carries no force without a load (any force in a cone does work
-// along d), and its displacement (the multipliers of its equilibrium rows) is not bounded by
-// the problem: the interior point method returns an arbitrary one (a rattler that several
-// contacts with one neighbour, one per corner within the margin, hide from a count).
-bool escapes(const std::vector<Vec3>& opening, const std::vector<double>& mu) {
-  if (opening.empty()) return true;
-  auto inside = [&](const Vec3& d) {
-    for (std::size_t k = 0; k < opening.size(); ++k) {
-      const Vec3& o = opening[k];
-      if (!(o.dot(d) >= mu[k] * std::abs(Vec3(-o.y(), o.x(), 0.0).dot(d)))) return false;
-    }
-    return true;
-  };
-  for (std::size_t i = 0; i < opening.size(); ++i) {
-    const double half = 0.5 * std::numbers::pi - std::atan(mu[i]) - kArcSlack;
-    const double angle = std::atan2(opening[i].y(), opening[i].x());
-    for (const double end : {angle - half, angle + half})
-      if (inside(Vec3(std::cos(end), std::sin(end), 0.0))) return true;
-  }
-  return false;
-}
-
-// Drops the contacts of unloaded particles that can move away from all their contacts
-// (rattlers, `escapes`) and of unloaded floating clusters, until none is left; a loaded
-// particle without contacts has no static solution.
+// Drops the contacts of unloaded rattlers (particles that some rigid motion moves away from all
+// their contacts, `variational::rigid_escape`: one contact or none, a particle held by contacts
+// on one side, an elongated one pinched at its ends that a turn frees) and of unloaded floating
+// clusters, until none is left; a loaded particle without contacts has no static solution.
 std::vector<Contact> without_rattlers(const World& world, std::vector<Contact> contacts,
-                                      const std::vector<Vec6>& load, bool frictional, double margin,
+                                      const std::vector<Vec6>& load, bool frictional,
                                       long& rattlers) {
   const int bodies = static_cast<int>(world.bodies.size());
   std::vector<bool> removed(bodies, false);
   for (bool changed = true; changed;) {
     changed = false;
-    std::vector<int> count(bodies, 0);
-    std::vector<std::vector<Vec3>> opening(bodies);
-    std::vector<std::vector<double>> mu(bodies);
-    std::vector<std::vector<Vec3>> points(bodies);
+    std::vector<std::vector<variational::EscapeContact>> touching(bodies);
     for (const Contact& c : contacts) {
-      ++count[c.body_a];
-      ++count[c.body_b];
-      const double m = !frictional ? 0.0
-                                   : world.friction.get(world.bodies[c.body_a].material,
-                                                        world.bodies[c.body_b].material);
-      opening[c.body_a].push_back(-c.normal);
-      opening[c.body_b].push_back(c.normal);
-      mu[c.body_a].push_back(m);
-      mu[c.body_b].push_back(m);
-      points[c.body_a].push_back(c.point);
-      points[c.body_b].push_back(c.point);
+      const double mu = !frictional ? 0.0
+                                    : world.friction.get(world.bodies[c.body_a].material,
+                                                         world.bodies[c.body_b].material);
+      touching[c.body_a].push_back({c.point - world.bodies[c.body_a].position, -c.normal, mu});
+      touching[c.body_b].push_back({c.point - world.bodies[c.body_b].position, c.normal, mu});
     }
     for (int b = 0; b < bodies; ++b) {
       if (!world.bodies[b].is_dynamic() || removed[b]) continue;
       const bool loaded = load[b].norm() > 0.0;
-      if (loaded && count[b] == 0)
+      if (loaded && touching[b].empty())
         throw SimulationError(
             "quasi-static step: particle " + std::to_string(b) + " (" + world.bodies[b].name +
             ") is loaded and has no contact: the static problem (Krabbenhoft/NURBS "
             "chapter eq. 4.16) has no solution");
-      if (!loaded &&
-          (count[b] < 2 || escapes(opening[b], mu[b]) || held_at_one_point(points[b], margin))) {
+      if (!loaded && variational::is_rattler(touching[b])) {
         removed[b] = true;
         changed = true;
       }
@@ -265,10 +215,15 @@ std::vector<bool> idle_particles(const World& world, const std::vector<Contact>&
   return idle;
 }
 
+struct Displacements {
+  std::vector<Vec3> move;   // translation per body, m
+  std::vector<double> turn;  // rotation about z per body, rad
+};
+
 // Moves the bodies by the step's displacements: minus the multipliers of the equilibrium rows
 // (eq. 4.8 without the inertia terms) and the prescribed wall displacements; returns them.
-std::vector<Vec3> apply_displacements(World& world, const Equilibrium& eq, const VecX& multipliers,
-                                      const LoadStep& load, const std::vector<bool>& idle) {
+Displacements apply_displacements(World& world, const Equilibrium& eq, const VecX& multipliers,
+                                  const LoadStep& load, const std::vector<bool>& idle) {
   const int bodies = static_cast<int>(world.bodies.size());
   std::vector<Vec3> move(bodies, Vec3::Zero());
   std::vector<double> turn(bodies, 0.0);
@@ -297,7 +252,26 @@ std::vector<Vec3> apply_displacements(World& world, const Equilibrium& eq, const
           (Quat(Eigen::AngleAxisd(turn[b], Vec3::UnitZ())) * body.orientation).normalized();
     if (body.is_dynamic()) body.set_velocity(Vec6::Zero());
   }
-  return move;
+  return {std::move(move), std::move(turn)};
+}
+
+// The displacement guard: the largest motion of a point of each particle in the step
+// (|u| + |omega| x the reach of its shape about the body's centre), counted where it exceeds
+// the collision margin. The step's contacts were those within the margin at x0 (eq. 4.16 is
+// linearised there), so such a particle may have passed through a neighbour whose contact was
+// not in the problem; the step reports it rather than refusing it (a rattler's or an idle
+// particle's displacement is zero by construction, so this is the particles that carry force or
+// whose displacement eq. 4.16 leaves free along a neutral direction).
+void guard_motion(const World& world, const Displacements& d, double margin,
+                  QuasiStaticReport& report) {
+  for (int b = 0; b < static_cast<int>(world.bodies.size()); ++b) {
+    const RigidBody& body = world.bodies[b];
+    if (!body.is_dynamic()) continue;
+    const double reach = body.shape.offset.norm() + bounding_radius(body.shape.geometry);
+    const double motion = d.move[b].norm() + std::abs(d.turn[b]) * reach;
+    report.largest_motion = std::max(report.largest_motion, motion);
+    if (motion > margin) ++report.overshooting_particles;
+  }
 }
 
 // The total force of the contacts on a wall (body b receives +f, body a -f).
@@ -349,7 +323,7 @@ const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
   report.step = steps_ + 1;
   report.contacts =
       without_rattlers(world_, detect_contacts(world_, options_.collision), particle_load,
-                       options_.contact.frictional, options_.collision.margin, report.rattlers);
+                       options_.contact.frictional, report.rattlers);
   const std::vector<Contact>& contacts = report.contacts;
   const int n = static_cast<int>(contacts.size());
 
@@ -393,7 +367,7 @@ const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
   report.interior_point = solution.stats;
   report.solve_seconds = solution.wall_seconds;
   report.forces = n > 0 ? solution.forces : VecX::Zero(0);
-  std::vector<Vec3> move(bodies, Vec3::Zero());
+  Displacements moved{std::vector<Vec3>(bodies, Vec3::Zero()), std::vector<double>(bodies, 0.0)};
   if (report.converged()) {
     // The solver's resolution of a force: its stop test leaves an inactive contact a force of
     // about tolerance x the force scale (force_problem.hpp).
@@ -404,12 +378,13 @@ const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
       if (world_.bodies[b].is_dynamic() && idle[b] && !counted[b]) ++report.idle_particles;
       counted[b] = true;
     }
-    move = apply_displacements(world_, eq, solution.multipliers, load, idle);
+    moved = apply_displacements(world_, eq, solution.multipliers, load, idle);
+    guard_motion(world_, moved, options_.collision.margin, report);
     if (!options_.contact.rigid_tangential())
       history_.store(keys, variational::tangential_forces(solution, n));
   }
   for (const WallLoad& w : load.walls) {
-    report.walls.push_back({w.body, world_.bodies[w.body].position, move[w.body].dot(w.direction),
+    report.walls.push_back({w.body, world_.bodies[w.body].position, moved.move[w.body].dot(w.direction),
                             wall_force(contacts, report.forces, w.body)});
   }
   const SampleBox& box = options_.box;

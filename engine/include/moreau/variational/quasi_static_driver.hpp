@@ -21,14 +21,16 @@
 // particle (docs/variational.md): the cost per Newton step grows about linearly with the contacts.
 //
 // Particles that cannot be in equilibrium with the contacts they have are taken out of the
-// step, as granular mechanics treats rattlers: an unloaded particle with fewer than two
-// contacts carries no force (its contacts drop out, iteratively), and so does an unloaded
+// step, as granular mechanics treats rattlers: an unloaded particle that some rigid motion
+// (u_x, u_y, omega) moves away from all its contacts, each strictly opening within its friction
+// cone (rigid_escape.hpp), carries no force (its contacts drop out, iteratively), and so does an unloaded
 // cluster of particles that touch only each other (its rigid motion is free); a loaded
 // particle without contacts has no static solution (error). Equilibrium rows that no force reaches
 // (the rotation of a frictionless disk) are dropped when their load is zero. A particle whose
 // contacts all end the step without force (below the solver's resolution, tolerance x force
 // scale) keeps its position: eq. 4.16 leaves its displacement undetermined, and the dynamic
 // problem eq. 4.15, of which it is the limit, moves a particle only by the forces on it.
+// A particle moving by more than the collision margin in one step is counted in the report.
 #include <limits>
 #include <vector>
 
@@ -91,6 +93,11 @@ struct QuasiStaticReport {
   long rattlers = 0;                                       // particles taken out of the step
   long idle_particles = 0;  // particles of the problem whose contacts carry no force: not moved
   long persistent_contacts = 0;  // contacts that carried a shear history
+  // The displacement guard: particles a point of which moved by more than the collision margin
+  // in the step (applied, but the step may have crossed contacts outside its problem), and the
+  // largest such motion (|u| + |omega| x reach), m.
+  long overshooting_particles = 0;
+  double largest_motion = 0.0;
   conic::InteriorPointStats interior_point;
   double solve_seconds = 0.0;  // wall-clock of the conic solve
   bool converged() const { return interior_point.status == conic::InteriorPointStatus::converged; }
