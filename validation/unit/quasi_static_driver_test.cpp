@@ -125,3 +125,43 @@ BOOST_AUTO_TEST_CASE(motion_beyond_the_margin_is_reported) {
     }
   }
 }
+
+BOOST_AUTO_TEST_CASE(idle_particle_makes_room_for_a_neighbour) {
+  // Gravity off, mu = 0.5, k_N = 1e6. A piston (prescribed half-space at x = 0) pushes disk
+  // A (radius 0.5, gap 0.005) by 0.035 towards disk B (radius 0.2, gap 0.01), which fixed disks
+  // above and below (gaps 0.01) and a fixed wall on its right (gap 0.05) cage: neither is a
+  // rattler, and no force is needed, so both are idle. Eq. 4.16 moves A by at least 0.03 and B
+  // by at least 0.02 to keep the gap A-B open; held in place, B would overlap A by up to 0.02.
+  World world;
+  world.dimension = Dimension::two;
+  world.gravity = Vec3::Zero();
+  world.friction = FrictionTable(0.5);
+  auto fixed = [&](const ShapeGeometry& shape, const Vec3& position, Motion motion) {
+    RigidBody body;
+    body.motion = motion;
+    body.shape.geometry = shape;
+    body.position = position;
+    return world.add_body(body);
+  };
+  const int piston = fixed(HalfSpace{Vec3::UnitX()}, Vec3::Zero(), Motion::prescribed);
+  const int a = test::add_ball(world, 0.5, 1.0, Vec3(0.505, 0.0, 0.0));
+  const int b = test::add_ball(world, 0.2, 1.0, Vec3(1.215, 0.0, 0.0));
+  fixed(Sphere{0.2}, Vec3(1.215, 0.41, 0.0), Motion::fixed);
+  fixed(Sphere{0.2}, Vec3(1.215, -0.41, 0.0), Motion::fixed);
+  fixed(HalfSpace{-Vec3::UnitX()}, Vec3(1.465, 0.0, 0.0), Motion::fixed);
+  QuasiStaticOptions options;
+  options.contact.stiffness = {1e6, kInf};
+  options.collision.margin = 0.06;
+  QuasiStaticDriver driver(world, options);
+  const QuasiStaticReport& r =
+      driver.step({{{piston, Vec3::UnitX(), WallControl::displacement, 0.035}}});
+  BOOST_TEST_REQUIRE(r.converged(), r.interior_point.message);
+  BOOST_TEST(r.rattlers == 0);
+  BOOST_TEST(r.idle_released == 2);
+  BOOST_TEST(r.idle_particles == 0);
+  const double xa = world.bodies[a].position.x(), xb = world.bodies[b].position.x();
+  BOOST_TEST(xa - 0.505 >= 0.03 - 1e-6);    // A clear of the piston
+  BOOST_TEST(xb - xa - 0.7 >= -1e-6);       // no overlap of A and B
+  BOOST_TEST(1.465 - (xb + 0.2) >= -1e-6);  // B clear of the right wall
+  BOOST_TEST(std::abs(world.bodies[b].position.y()) <= 0.01 + 1e-6);
+}

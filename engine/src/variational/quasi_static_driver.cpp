@@ -216,43 +216,89 @@ std::vector<bool> idle_particles(const World& world, const std::vector<Contact>&
 }
 
 struct Displacements {
-  std::vector<Vec3> move;   // translation per body, m
+  std::vector<Vec3> move;    // translation per body, m
   std::vector<double> turn;  // rotation about z per body, rad
+  // The displacement of the body's material point at `point` (linearised, as eq. 4.16's gaps).
+  Vec3 at(const World& world, int b, const Vec3& point) const {
+    const Vec3 r = point - world.bodies[b].position;
+    return move[b] + turn[b] * Vec3(-r.y(), r.x(), 0.0);
+  }
 };
 
-// Moves the bodies by the step's displacements: minus the multipliers of the equilibrium rows
-// (eq. 4.8 without the inertia terms) and the prescribed wall displacements; returns them.
-Displacements apply_displacements(World& world, const Equilibrium& eq, const VecX& multipliers,
-                                  const LoadStep& load, const std::vector<bool>& idle) {
+// The step's displacements: minus the multipliers of the equilibrium rows (eq. 4.8 without the
+// inertia terms) and the prescribed wall displacements.
+Displacements step_displacements(const World& world, const Equilibrium& eq, const VecX& multipliers,
+                                 const LoadStep& load) {
   const int bodies = static_cast<int>(world.bodies.size());
-  std::vector<Vec3> move(bodies, Vec3::Zero());
-  std::vector<double> turn(bodies, 0.0);
+  Displacements d{std::vector<Vec3>(bodies, Vec3::Zero()), std::vector<double>(bodies, 0.0)};
   for (int r = 0; r < static_cast<int>(eq.row_body.size()); ++r) {
     const int b = eq.row_body[r];
-    if (eq.row_dof[r] >= 0 && idle[b]) continue;
     const double u = -multipliers(r);
     if (eq.row_dof[r] < 0) {
       for (const WallLoad& w : load.walls) {
-        if (w.body == b) move[b] = u * w.direction;
+        if (w.body == b) d.move[b] = u * w.direction;
       }
     } else if (eq.row_dof[r] < 2) {
-      move[b](eq.row_dof[r]) = u;
+      d.move[b](eq.row_dof[r]) = u;
     } else {
-      turn[b] = u;
+      d.turn[b] = u;
     }
   }
   for (const WallLoad& w : load.walls) {
-    if (w.control == WallControl::displacement) move[w.body] = w.value * w.direction;
+    if (w.control == WallControl::displacement) d.move[w.body] = w.value * w.direction;
+  }
+  return d;
+}
+
+// Holds the idle particles in place where that keeps every contact of theirs admissible: the
+// linearised gap g0 + n.(u_b - u_a) of each, with the particle held and its neighbours moved,
+// at least -tolerance (their forces are zero, so no elastic overlap either). An idle particle
+// whose neighbour moved towards it relied on its own displacement to make room (eq. 4.16
+// satisfied the gaps jointly); holding it then would leave an overlap that the next step has
+// to push apart (the angular biaxial runs measured 0.05-0.5 m at the start of a step), so it
+// moves by eq. 4.16's displacement, which the rattler test has bounded by its gaps. Idle
+// particles are visited in body order; a held one counts as fixed for those after it.
+void hold_idle(const World& world, const std::vector<Contact>& contacts,
+               const std::vector<bool>& idle, double tolerance, Displacements& d,
+               QuasiStaticReport& report) {
+  const int bodies = static_cast<int>(world.bodies.size());
+  std::vector<std::vector<int>> touching(bodies);
+  for (int i = 0; i < static_cast<int>(contacts.size()); ++i) {
+    touching[contacts[i].body_a].push_back(i);
+    touching[contacts[i].body_b].push_back(i);
   }
   for (int b = 0; b < bodies; ++b) {
+    if (!world.bodies[b].is_dynamic() || !idle[b] || touching[b].empty()) continue;
+    const Vec3 move = d.move[b];
+    const double turn = d.turn[b];
+    d.move[b].setZero();
+    d.turn[b] = 0.0;
+    const bool admissible = std::all_of(touching[b].begin(), touching[b].end(), [&](int i) {
+      const Contact& c = contacts[i];
+      return c.gap +
+                 c.normal.dot(d.at(world, c.body_b, c.point) - d.at(world, c.body_a, c.point)) >=
+             -tolerance;
+    });
+    if (admissible) {
+      ++report.idle_particles;
+    } else {
+      d.move[b] = move;
+      d.turn[b] = turn;
+      ++report.idle_released;
+    }
+  }
+}
+
+// Moves the bodies by the step's displacements (velocities stay zero).
+void apply_displacements(World& world, const Displacements& d) {
+  for (int b = 0; b < static_cast<int>(world.bodies.size()); ++b) {
     RigidBody& body = world.bodies[b];
-    body.position += move[b];
-    if (turn[b] != 0.0)
+    body.position += d.move[b];
+    if (d.turn[b] != 0.0)
       body.orientation =
-          (Quat(Eigen::AngleAxisd(turn[b], Vec3::UnitZ())) * body.orientation).normalized();
+          (Quat(Eigen::AngleAxisd(d.turn[b], Vec3::UnitZ())) * body.orientation).normalized();
     if (body.is_dynamic()) body.set_velocity(Vec6::Zero());
   }
-  return {std::move(move), std::move(turn)};
 }
 
 // The displacement guard: the largest motion of a point of each particle in the step
@@ -260,8 +306,9 @@ Displacements apply_displacements(World& world, const Equilibrium& eq, const Vec
 // the collision margin. The step's contacts were those within the margin at x0 (eq. 4.16 is
 // linearised there), so such a particle may have passed through a neighbour whose contact was
 // not in the problem; the step reports it rather than refusing it (a rattler's or an idle
-// particle's displacement is zero by construction, so this is the particles that carry force or
-// whose displacement eq. 4.16 leaves free along a neutral direction).
+// particle's displacement is zero by construction (a released idle particle's is bounded by its
+// gaps), so this is the particles that carry force or whose displacement eq. 4.16 leaves free along
+// a neutral direction).
 void guard_motion(const World& world, const Displacements& d, double margin,
                   QuasiStaticReport& report) {
   for (int b = 0; b < static_cast<int>(world.bodies.size()); ++b) {
@@ -321,9 +368,8 @@ const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
   }
   QuasiStaticReport report;
   report.step = steps_ + 1;
-  report.contacts =
-      without_rattlers(world_, detect_contacts(world_, options_.collision), particle_load,
-                       options_.contact.frictional, report.rattlers);
+  report.contacts = without_rattlers(world_, detect_contacts(world_, options_.collision),
+                                     particle_load, options_.contact.frictional, report.rattlers);
   const std::vector<Contact>& contacts = report.contacts;
   const int n = static_cast<int>(contacts.size());
 
@@ -373,18 +419,18 @@ const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
     // about tolerance x the force scale (force_problem.hpp).
     const double resolution = options_.interior_point.tolerance * problem.force_scale;
     const std::vector<bool> idle = idle_particles(world_, contacts, report.forces, resolution);
-    std::vector<bool> counted(bodies, false);
-    for (const int b : eq.row_body) {
-      if (world_.bodies[b].is_dynamic() && idle[b] && !counted[b]) ++report.idle_particles;
-      counted[b] = true;
-    }
-    moved = apply_displacements(world_, eq, solution.multipliers, load, idle);
+    moved = step_displacements(world_, eq, solution.multipliers, load);
+    // Gaps to the solver's resolution in length: its stop test relative to the gaps' scale.
+    hold_idle(world_, contacts, idle, options_.interior_point.tolerance * problem.length_scale,
+              moved, report);
+    apply_displacements(world_, moved);
     guard_motion(world_, moved, options_.collision.margin, report);
     if (!options_.contact.rigid_tangential())
       history_.store(keys, variational::tangential_forces(solution, n));
   }
   for (const WallLoad& w : load.walls) {
-    report.walls.push_back({w.body, world_.bodies[w.body].position, moved.move[w.body].dot(w.direction),
+    report.walls.push_back({w.body, world_.bodies[w.body].position,
+                            moved.move[w.body].dot(w.direction),
                             wall_force(contacts, report.forces, w.body)});
   }
   const SampleBox& box = options_.box;
