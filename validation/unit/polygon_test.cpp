@@ -689,6 +689,13 @@ struct Tally {
   int vertices = 0, overlapping = 0, least_overlap = 0, merged = 0, coincident = 0;
 };
 
+void log_tally(const Tally& t) {
+  BOOST_TEST_MESSAGE(t.vertices << " vertices within the margin, " << t.overlapping
+                                << " inside the other particle, " << t.least_overlap
+                                << " on the axis of least overlap instead, " << t.merged
+                                << " merged with the corner inside them");
+}
+
 // polygon_contact.cpp's kMergeFraction: contacts of a pair whose points agree to this fraction
 // of the margin, and normals to it, are one contact (the deeper).
 constexpr double kMergeFraction = 0.05;
@@ -808,9 +815,7 @@ BOOST_AUTO_TEST_CASE(convex_pairs_report_every_vertex_within_the_margin) {
     PairCase c = random_pair(families.angular, rng);
     check_vertex_rule(c, contacts_between(c.world, c.a, c.b, kMargin), true, tally);
   }
-  BOOST_TEST_MESSAGE(tally.vertices << " vertices within the margin, " << tally.overlapping
-                                    << " inside the other particle, " << tally.least_overlap
-                                    << " on the axis of least overlap instead");
+  log_tally(tally);
   BOOST_TEST(tally.vertices > 300);
   BOOST_TEST(tally.overlapping > 50);
 }
@@ -852,9 +857,7 @@ BOOST_AUTO_TEST_CASE(non_convex_pairs_report_every_vertex_within_the_margin) {
     PairCase c = random_pair(families.non_convex, rng);
     check_vertex_rule(c, contacts_between(c.world, c.a, c.b, kMargin), false, tally);
   }
-  BOOST_TEST_MESSAGE(tally.vertices << " vertices within the margin, " << tally.overlapping
-                                    << " inside the other particle, " << tally.merged
-                                    << " merged with the corner inside them");
+  log_tally(tally);
   BOOST_TEST(tally.vertices > 500);
   BOOST_TEST(tally.overlapping > 100);
 }

@@ -165,3 +165,42 @@ BOOST_AUTO_TEST_CASE(idle_particle_makes_room_for_a_neighbour) {
   BOOST_TEST(1.465 - (xb + 0.2) >= -1e-6);  // B clear of the right wall
   BOOST_TEST(std::abs(world.bodies[b].position.y()) <= 0.01 + 1e-6);
 }
+
+BOOST_AUTO_TEST_CASE(rod_freed_by_a_turn_is_a_rattler) {
+  // The pressed pair without its lid, and above it, between the side walls, an upright rod
+  // (0.2 x 2) pinched by two fixed pins (radius 0.05): one 0.01 right of its upper end, one
+  // 0.01 left of its lower end. No translation opens both (one asks for u_x < 0, the other for
+  // u_x > 0: the translation-only test called it caged), but a counter-clockwise turn moves the
+  // upper end left and the lower end right: a rattler, whose displacement eq. 4.16 would not
+  // bound. It drops out with B (a rattler by translation) and stays where it is.
+  PressedPair p = pressed_pair(false);
+  RigidBody rod;
+  rod.shape.geometry =
+      make_polygon({Vec2(-0.1, -1.0), Vec2(0.1, -1.0), Vec2(0.1, 1.0), Vec2(-0.1, 1.0)});
+  const MassProperties mass = mass_properties(rod.shape.geometry, 1.0, Dimension::two);
+  rod.mass = mass.mass;
+  rod.inertia_body = mass.inertia;
+  const Vec3 start(0.5, 5.0, 0.0);
+  rod.position = start;
+  const int r_index = p.world.add_body(rod);
+  for (const double side : {1.0, -1.0}) {
+    RigidBody pin;
+    pin.motion = Motion::fixed;
+    pin.shape.geometry = Sphere{0.05};
+    pin.position = start + side * Vec3(0.16, 0.9, 0.0);
+    p.world.add_body(pin);
+  }
+  QuasiStaticOptions options;
+  options.collision.margin = 0.05;
+  long rod_contacts = 0;  // the two pins' (gaps 0.01), so that no count makes it a rattler
+  for (const Contact& c : detect_contacts(p.world, options.collision))
+    rod_contacts += c.body_a == r_index || c.body_b == r_index ? 1 : 0;
+  BOOST_TEST(rod_contacts == 2);
+  QuasiStaticDriver driver(p.world, options);
+  const QuasiStaticReport& r =
+      driver.step({{{p.right, -Vec3::UnitX(), WallControl::force, 100.0}}});
+  BOOST_TEST_REQUIRE(r.converged(), r.interior_point.message);
+  BOOST_TEST(r.rattlers == 2);
+  BOOST_TEST(r.contacts.size() == 3u);  // A: floor, left, right
+  BOOST_TEST((p.world.bodies[r_index].position - start).norm() == 0.0);
+}
