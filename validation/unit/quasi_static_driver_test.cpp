@@ -47,6 +47,17 @@ PressedPair pressed_pair(bool lid) {
   return p;
 }
 
+// A solid rectangle (a polygon of unit density) of half extents hx, hy; returns its index.
+int add_rectangle(World& world, double hx, double hy, const Vec3& position) {
+  RigidBody body;
+  body.shape.geometry = make_polygon({Vec2(-hx, -hy), Vec2(hx, -hy), Vec2(hx, hy), Vec2(-hx, hy)});
+  const MassProperties mass = mass_properties(body.shape.geometry, 1.0, Dimension::two);
+  body.mass = mass.mass;
+  body.inertia_body = mass.inertia;
+  body.position = position;
+  return world.add_body(body);
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(particle_without_force_keeps_its_position) {
@@ -104,14 +115,7 @@ BOOST_AUTO_TEST_CASE(motion_beyond_the_margin_is_reported) {
   for (const double margin : {0.05, 0.2}) {
     BOOST_TEST_CONTEXT("margin " << margin) {
       World world = test::floor_world(0.5, 10.0, Dimension::two);
-      RigidBody square;
-      square.shape.geometry =
-          make_polygon({Vec2(-0.5, -0.5), Vec2(0.5, -0.5), Vec2(0.5, 0.5), Vec2(-0.5, 0.5)});
-      const MassProperties mass = mass_properties(square.shape.geometry, 1.0, Dimension::two);
-      square.mass = mass.mass;
-      square.inertia_body = mass.inertia;
-      square.position = Vec3(0.0, 0.51, 0.0);
-      const int s = world.add_body(square);
+      const int s = add_rectangle(world, 0.5, 0.5, Vec3(0.0, 0.51, 0.0));
       QuasiStaticOptions options;
       options.gravity = true;
       options.collision.margin = margin;
@@ -174,15 +178,8 @@ BOOST_AUTO_TEST_CASE(rod_freed_by_a_turn_is_a_rattler) {
   // upper end left and the lower end right: a rattler, whose displacement eq. 4.16 would not
   // bound. It drops out with B (a rattler by translation) and stays where it is.
   PressedPair p = pressed_pair(false);
-  RigidBody rod;
-  rod.shape.geometry =
-      make_polygon({Vec2(-0.1, -1.0), Vec2(0.1, -1.0), Vec2(0.1, 1.0), Vec2(-0.1, 1.0)});
-  const MassProperties mass = mass_properties(rod.shape.geometry, 1.0, Dimension::two);
-  rod.mass = mass.mass;
-  rod.inertia_body = mass.inertia;
   const Vec3 start(0.5, 5.0, 0.0);
-  rod.position = start;
-  const int r_index = p.world.add_body(rod);
+  const int r_index = add_rectangle(p.world, 0.1, 1.0, start);
   for (const double side : {1.0, -1.0}) {
     RigidBody pin;
     pin.motion = Motion::fixed;
