@@ -46,6 +46,10 @@ TestPoint measure(const QuasiStaticReport& r, double width0, double height0, int
   p.contacts = static_cast<long>(r.contacts.size());
   p.rattlers = r.rattlers;
   p.idle_particles = r.idle_particles;
+  p.idle_released = r.idle_released;
+  for (const Contact& c : r.contacts) p.deepest_overlap = std::max(p.deepest_overlap, -c.gap);
+  p.overshooting_particles = r.overshooting_particles;
+  p.largest_motion = r.largest_motion;
   p.converged = r.converged();
   return p;
 }

@@ -34,7 +34,11 @@ struct TestPoint {
   double step_seconds = 0.0;
   long contacts = 0;
   long rattlers = 0;
-  long idle_particles = 0;  // in the problem, without force: kept in place by the driver
+  long idle_particles = 0;          // in the problem, without force: kept in place by the driver
+  long idle_released = 0;           // idle, but moved to make room for a neighbour
+  double deepest_overlap = 0.0;     // -(least gap) of the step's contacts at its start, m
+  long overshooting_particles = 0;  // moved by more than the collision margin (driver's guard)
+  double largest_motion = 0.0;      // of a particle's point in the step, m
   bool converged = true;
   double deviatoric() const { return sigma1 - sigma3; }
 };

@@ -34,8 +34,8 @@ constexpr double kTheta = 0.7;
 constexpr double kTimeStep = 0.05;
 constexpr double kNormalStiffness = 1e8;
 constexpr long kPublishedParticles = 1520;
-constexpr long kQuickParticles = 32;            // two of each shape: a smoke test of the pipeline
-constexpr long kPublishedStepsFriction = 1600;  // Fig. 4.10: final configurations, mu = 0.5
+constexpr long kQuickParticles = 16;  // one of each shape: a smoke test (README.md "Cost")
+constexpr long kPublishedStepsFriction = 1600;      // Fig. 4.10: final configurations, mu = 0.5
 constexpr long kPublishedStepsFrictionless = 3200;  // Fig. 4.13, mu = 0
 // Choices (README.md "Scene"): mean diameter 1 m, density 1 kg/m^2. The time unit follows from
 // the motion of one step at the free-fall speed of the column height, sqrt(2 g H0) dt = 0.15 d.

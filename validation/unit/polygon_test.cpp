@@ -21,6 +21,7 @@
 #include "moreau/model/shape.hpp"
 #include "moreau/model/shape_families.hpp"
 #include "moreau/model/world.hpp"
+#include "moreau/variational/shear_history.hpp"
 #include "test_support.hpp"
 
 namespace moreau {
@@ -148,6 +149,13 @@ std::vector<Vec2> edge_normals(const std::vector<Vec2>& outline) {
     out.push_back(Vec2(e.y(), -e.x()).normalized());
   }
   return out;
+}
+
+// Index of the outline vertex at x (to 1e-9), or -1.
+int vertex_index(const std::vector<Vec2>& outline, const Vec2& x) {
+  for (std::size_t k = 0; k < outline.size(); ++k)
+    if ((outline[k] - x).norm() <= 1e-9) return static_cast<int>(k);
+  return -1;
 }
 
 bool is_one_of(const Vec2& n, const std::vector<Vec2>& normals, double sign) {
@@ -423,12 +431,13 @@ BOOST_AUTO_TEST_CASE(disk_against_polygon) {
 }
 
 BOOST_AUTO_TEST_CASE(overlapping_non_convex_pairs_resolve_through_the_outlines) {
-  // Overlaps of non-convex particles are resolved per pair of pieces, with a reference face on
-  // one of the two outlines: each overlapping contact's normal is the outward normal of an
-  // outline edge of a or minus one of b.
+  // Overlaps of non-convex particles are resolved per pair of pieces, through the outlines:
+  // each overlapping contact's normal is the outward normal of an outline edge of a or minus
+  // one of b, or (a vertex inside the other particle whose nearest point on the outline is a
+  // corner) it joins an outline vertex of a to one of b; never the normal of a diagonal.
   const ShapeFamilies families = make_shape_families();
   std::mt19937_64 rng(53);
-  int overlaps = 0;
+  int overlaps = 0, corner_to_corner = 0;
   for (int trial = 0; trial < 80; ++trial) {
     PairCase c = random_pair(families.non_convex, rng);
     const std::vector<Vec2> normals_a = edge_normals(c.outline_a);
@@ -436,10 +445,16 @@ BOOST_AUTO_TEST_CASE(overlapping_non_convex_pairs_resolve_through_the_outlines) 
     for (const Contact& k : contacts_between(c.world, c.a, c.b, 0.0)) {
       ++overlaps;
       const Vec2 n = in_plane(k.normal);
-      BOOST_TEST((is_one_of(n, normals_a, 1.0) || is_one_of(n, normals_b, -1.0)),
-                 "normal " << n.transpose() << " is no outline normal");
+      if (is_one_of(n, normals_a, 1.0) || is_one_of(n, normals_b, -1.0)) continue;
+      ++corner_to_corner;
+      const Vec2 on_a = in_plane(k.point) - 0.5 * k.gap * n;
+      const Vec2 on_b = in_plane(k.point) + 0.5 * k.gap * n;
+      BOOST_TEST((vertex_index(c.outline_a, on_a) >= 0 && vertex_index(c.outline_b, on_b) >= 0),
+                 "normal " << n.transpose() << " is no outline normal and joins no two corners");
     }
   }
+  BOOST_TEST_MESSAGE(overlaps << " overlapping contacts, " << corner_to_corner
+                              << " corner to corner");
   BOOST_TEST(overlaps > 20);
 }
 
@@ -531,8 +546,8 @@ BOOST_AUTO_TEST_CASE(tilted_square_on_a_wall_keeps_the_deepest_corner) {
 }
 
 BOOST_AUTO_TEST_CASE(non_convex_particle_stands_on_both_legs) {
-  // The U shape upside down stands on the tips of its two legs: its lowest vertices are the
-  // leg ends x in {0, 1} and {2, 3}; the extreme ones (x = 0 and x = 3) carry the contacts.
+  // The U shape upside down stands on the tips of its two legs: every outline vertex below the
+  // margin is a contact, so each leg tip gives its two corners, x = 0, 1, 2, 3 apart by 1.
   World world = planar_world();
   const int floor = add_floor(world);
   Vec2 centroid;
@@ -540,10 +555,14 @@ BOOST_AUTO_TEST_CASE(non_convex_particle_stands_on_both_legs) {
   const double tips = u.outline[2].y();  // (3, 3): the leg tips, highest before turning over
   const int body = add(world, u, Vec2(0.0, tips - 1e-3), pi);
   const std::vector<Contact> contacts = contacts_between(world, body, floor, 0.0);
-  BOOST_TEST_REQUIRE(contacts.size() == 2u);
-  const double spread = std::abs(contacts[0].point.x() - contacts[1].point.x());
-  BOOST_TEST(std::abs(spread - 3.0) <= kTol);
-  for (const Contact& c : contacts) BOOST_TEST(std::abs(c.gap + 1e-3) <= kTol);
+  BOOST_TEST_REQUIRE(contacts.size() == 4u);
+  std::vector<double> xs;
+  for (const Contact& c : contacts) {
+    BOOST_TEST(std::abs(c.gap + 1e-3) <= kTol);
+    xs.push_back(c.point.x());
+  }
+  std::sort(xs.begin(), xs.end());
+  for (int k = 0; k < 4; ++k) BOOST_TEST(std::abs(xs[k] - (xs[0] + k)) <= kTol);
 }
 
 BOOST_AUTO_TEST_CASE(face_on_face_gives_the_two_ends_of_the_overlap) {
@@ -569,16 +588,21 @@ BOOST_AUTO_TEST_CASE(face_on_face_gives_the_two_ends_of_the_overlap) {
     BOOST_TEST(std::abs(xs[0] - (shift - 0.5)) <= kTol);
     BOOST_TEST(std::abs(xs[1] - std::min(shift + 0.5, 2.0)) <= kTol);
   }
-  // Rocking by +-1e-3 rad (either end deeper): the two contacts keep their order along the
-  // face, so that contacts matched by their order within the pair stay the same contacts.
+  // Rocking by +-1e-3 rad (either end deeper): the two contacts keep their order (the order of
+  // the square's vertices), so that contacts matched by their order within the pair stay the
+  // same contacts.
   world.bodies[square].position.x() = 0.0;
+  std::vector<double> first_x;
   for (const double tilt : {1e-3, -1e-3}) {
     world.bodies[square].orientation = Quat(Eigen::AngleAxisd(tilt, Vec3::UnitZ()));
     const std::vector<Contact> rocking = contacts_between(world, plank, square, 0.01);
     BOOST_TEST_REQUIRE(rocking.size() == 2u);
-    BOOST_TEST(rocking[0].point.x() > rocking[1].point.x(), "along t = e_z x n = -e_x");
-    BOOST_TEST((rocking[1].gap < rocking[0].gap) == (tilt > 0.0), "the deeper end changes side");
+    first_x.push_back(rocking[0].point.x());
+    const bool first_deeper = rocking[0].gap < rocking[1].gap;
+    const bool left_deeper = (rocking[0].point.x() < rocking[1].point.x()) == first_deeper;
+    BOOST_TEST(left_deeper == (tilt > 0.0), "the deeper end changes side");
   }
+  BOOST_TEST(std::abs(first_x[0] - first_x[1]) <= 1e-2, "same corner first at either tilt");
   // A box body against a polygon goes through the same path.
   World mixed = planar_world();
   const int box = add(mixed, Box{Vec3(2.0, 0.5, 1.0)}, Vec2::Zero(), 0.0, Motion::fixed);
@@ -599,11 +623,471 @@ BOOST_AUTO_TEST_CASE(corner_to_corner_gives_one_contact_along_the_corners) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
+// The vertex-within-margin rule (docs/polygons.md): every vertex of either particle whose
+// signed distance to the other is below the margin is a contact, with its closest point on the
+// other outline; checked against brute-force point-to-polygon distances.
+BOOST_AUTO_TEST_SUITE(vertex_within_margin)
+
+using narrow_phase_against_brute_force::check_points_on_outlines;
+using narrow_phase_against_brute_force::overlapping;
+using narrow_phase_against_brute_force::PairCase;
+using narrow_phase_against_brute_force::random_pair;
+
+// column_drop's collision margin, in mean diameters (the shapes are about 1 wide).
+constexpr double kMargin = 0.18;
+
+// Brute-force signed distance of x to a simple polygon: the distance to the nearest outline
+// segment, negative inside.
+double signed_distance(const std::vector<Vec2>& outline, const Vec2& x) {
+  const double d = distance_to_outline(outline, x);
+  return inside(outline, x) ? -d : d;
+}
+
+// A contact's two points, from its midpoint, normal and gap.
+struct Points {
+  Vec2 on_a, on_b, normal;
+  double gap;
+};
+
+Points points_of(const Contact& k) {
+  const Vec2 n = in_plane(k.normal);
+  return {in_plane(k.point) - 0.5 * k.gap * n, in_plane(k.point) + 0.5 * k.gap * n, n, k.gap};
+}
+
+void check_no_duplicates(const std::vector<Contact>& contacts) {
+  for (std::size_t i = 0; i < contacts.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) {
+      const Points p = points_of(contacts[i]), q = points_of(contacts[j]);
+      BOOST_TEST(((p.on_a - q.on_a).norm() > 1e-9 || (p.on_b - q.on_b).norm() > 1e-9),
+                 "contacts " << j << " and " << i << " coincide");
+    }
+}
+
+// Contacts of the pair at outline vertex k of a (side 0) or of b (side 1).
+std::vector<Points> at_vertex(const PairCase& c, const std::vector<Contact>& contacts, int side,
+                              int k) {
+  std::vector<Points> out;
+  for (const Contact& contact : contacts) {
+    const Points p = points_of(contact);
+    if (side == 0 ? vertex_index(c.outline_a, p.on_a) == k : vertex_index(c.outline_b, p.on_b) == k)
+      out.push_back(p);
+  }
+  return out;
+}
+
+// Moving b along the normal opens the contact of a vertex of a at the rate 1 (and moving a
+// against it, that of a vertex of b): the normal points from a to b.
+bool opens_along_the_normal(const PairCase& c, const Points& p, int side) {
+  constexpr double shift = 1e-6;
+  std::vector<Vec2> moved = side == 0 ? c.outline_b : c.outline_a;
+  for (Vec2& v : moved) v += (side == 0 ? shift : -shift) * p.normal;
+  const double opened = signed_distance(moved, side == 0 ? p.on_a : p.on_b);
+  return std::abs(opened - (p.gap + shift)) <= 1e-9;
+}
+
+struct Tally {
+  int vertices = 0, overlapping = 0, least_overlap = 0, merged = 0, coincident = 0;
+};
+
+void log_tally(const Tally& t) {
+  BOOST_TEST_MESSAGE(t.vertices << " vertices within the margin, " << t.overlapping
+                                << " inside the other particle, " << t.least_overlap
+                                << " on the axis of least overlap instead, " << t.merged
+                                << " merged with the corner inside them");
+}
+
+// polygon_contact.cpp's kMergeFraction: contacts of a pair whose points agree to this fraction
+// of the margin, and normals to it, are one contact (the deeper).
+constexpr double kMergeFraction = 0.05;
+
+// Whether the contact of vertex k (gap s) was merged into a deeper one that coincides with it:
+// a contact no shallower whose point on this side lies within the merge distance of the vertex
+// (twice it: a group of coinciding contacts is connected pairwise).
+bool merged_into_coinciding(const PairCase& c, const std::vector<Contact>& contacts, int side,
+                            int k, double s) {
+  const Vec2& vertex = side == 0 ? c.outline_a[k] : c.outline_b[k];
+  return std::any_of(contacts.begin(), contacts.end(), [&](const Contact& contact) {
+    const Points p = points_of(contact);
+    return ((side == 0 ? p.on_a : p.on_b) - vertex).norm() <= 2.0 * kMergeFraction * kMargin &&
+           p.gap <= s + 1e-9;
+  });
+}
+
+// Every outline vertex of one side below the margin has a contact whose gap is the brute-force
+// signed distance to the other outline (for two convex particles the pair's deepest contact, on
+// the axis of least overlap, may stand in for it); other contacts of the vertex (with other
+// pieces of a non-convex particle) are no deeper, and a vertex outside the other particle never
+// reports an overlap.
+void check_vertices_found(const PairCase& c, const std::vector<Contact>& contacts, int side,
+                          bool convex, Tally& tally) {
+  const std::vector<Vec2>& own = side == 0 ? c.outline_a : c.outline_b;
+  const std::vector<Vec2>& other = side == 0 ? c.outline_b : c.outline_a;
+  for (int k = 0; k < static_cast<int>(own.size()); ++k) {
+    const double s = signed_distance(other, own[k]);
+    // The contacts at the vertex, less those of a vertex of the other side whose closest
+    // point it is (their gap is that vertex's distance). A vertex outside whose closest point
+    // is a corner inside it shares that corner's two points: the deeper contact (the corner's,
+    // gap -s) stands for both.
+    std::vector<Points> found;
+    bool merged = false;
+    for (const Points& p : at_vertex(c, contacts, side, k)) {
+      const int partner =
+          vertex_index(side == 0 ? c.outline_b : c.outline_a, side == 0 ? p.on_b : p.on_a);
+      const bool partners = partner >= 0 && std::abs(p.gap - s) > 1e-9 &&
+                            std::abs(p.gap - signed_distance(own, other[partner])) <= 1e-9;
+      merged = merged || (partners && s > 0.0 && std::abs(p.gap + s) <= 1e-9);
+      if (!partners) found.push_back(p);
+    }
+    if (!(s < kMargin - 1e-9)) {
+      for (const Points& p : found) BOOST_TEST(p.gap >= s - 1e-9, "gap below the distance");
+      continue;
+    }
+    ++tally.vertices;
+    if (found.empty() && merged) {
+      ++tally.merged;
+      continue;
+    }
+    if (found.empty() && merged_into_coinciding(c, contacts, side, k, s)) {
+      ++tally.coincident;
+      continue;
+    }
+    tally.overlapping += s < 0.0 ? 1 : 0;
+    BOOST_TEST_REQUIRE(!found.empty(), "vertex " << k << " at distance " << s << " not found");
+    const Points* least = &found[0];
+    for (const Points& p : found) {
+      if (p.gap < least->gap) least = &p;
+      if (std::abs(p.gap - s) <= 1e-9)
+        BOOST_TEST(opens_along_the_normal(c, p, side), "normal not from a to b");
+      // Deeper than the vertex itself: only the pair's contact on the axis of least overlap of
+      // two convex pieces (its deepest vertex along that axis, not necessarily inside).
+      if (p.gap < s - 1e-9 && convex)
+        BOOST_TEST(std::abs(overlap_along(c.outline_a, c.outline_b, p.normal) + p.gap) <= 1e-9,
+                   "vertex at distance " << s << " reports " << p.gap);
+      if (p.gap < s - 1e-9 && !convex)
+        BOOST_TEST(s < 0.0, "a vertex outside the other particle reports " << p.gap);
+    }
+    if (convex && least->gap < s - 1e-9) {
+      ++tally.least_overlap;
+    } else {
+      BOOST_TEST((std::abs(least->gap - s) <= 1e-9 ||
+                  (least->gap > s && merged_into_coinciding(c, contacts, side, k, s))),
+                 "least gap " << least->gap << " vs " << s);
+    }
+  }
+}
+
+// No two contacts of the pair coincide in the sense of the merge rule (points within
+// kMergeFraction kMargin, normals within kMergeFraction), and no two share a feature.
+void check_none_coincide(const std::vector<Contact>& contacts) {
+  const double delta = kMergeFraction * kMargin;
+  for (std::size_t i = 0; i < contacts.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) {
+      const Points p = points_of(contacts[i]), q = points_of(contacts[j]);
+      BOOST_TEST(((p.on_a - q.on_a).norm() > delta || (p.on_b - q.on_b).norm() > delta ||
+                  (p.normal - q.normal).norm() > kMergeFraction),
+                 "contacts " << j << " and " << i << " coincide within the merge distance");
+      BOOST_TEST(contacts[i].feature != contacts[j].feature);
+    }
+}
+
+// Each contact: unit normal, its points on the outlines, at an outline vertex of a or b, below
+// the margin, no two alike, and every vertex below the margin found.
+void check_vertex_rule(const PairCase& c, const std::vector<Contact>& contacts, bool convex,
+                       Tally& tally) {
+  check_points_on_outlines(c, contacts);
+  check_no_duplicates(contacts);
+  check_none_coincide(contacts);
+  for (const Contact& k : contacts) {
+    const Points p = points_of(k);
+    BOOST_TEST((vertex_index(c.outline_a, p.on_a) >= 0 || vertex_index(c.outline_b, p.on_b) >= 0),
+               "contact at no vertex, gap " << p.gap);
+    BOOST_TEST(k.gap < kMargin);
+  }
+  check_vertices_found(c, contacts, 0, convex, tally);
+  check_vertices_found(c, contacts, 1, convex, tally);
+}
+
+BOOST_AUTO_TEST_CASE(convex_pairs_report_every_vertex_within_the_margin) {
+  const ShapeFamilies families = make_shape_families();
+  std::mt19937_64 rng(61);
+  Tally tally;
+  for (int trial = 0; trial < 200; ++trial) {
+    PairCase c = random_pair(families.angular, rng);
+    check_vertex_rule(c, contacts_between(c.world, c.a, c.b, kMargin), true, tally);
+  }
+  log_tally(tally);
+  BOOST_TEST(tally.vertices > 300);
+  BOOST_TEST(tally.overlapping > 50);
+}
+
+// b placed from a along a random direction at the centre distance where the outlines touch
+// (bisection on the sampled overlap test) plus `offset`: the near contacts of a packing.
+PairCase touching_pair(const std::vector<Polygon>& shapes, std::mt19937_64& rng, double offset) {
+  PairCase c = random_pair(shapes, rng);
+  const Vec2 from = in_plane(c.world.bodies[c.a].position);
+  const Vec2 direction = (in_plane(c.world.bodies[c.b].position) - from).normalized();
+  auto place = [&](double distance) {
+    c.world.bodies[c.b].position.head<2>() = from + distance * direction;
+    c.outline_b = world_outline(c.world.bodies[c.b]);
+  };
+  double lo = 0.0;
+  double hi = std::get<Polygon>(c.world.bodies[c.a].shape.geometry).radius +
+              std::get<Polygon>(c.world.bodies[c.b].shape.geometry).radius;
+  for (int k = 0; k < 40; ++k) {
+    place(0.5 * (lo + hi));
+    (overlapping(c.outline_a, c.outline_b, 1e-3) ? lo : hi) = 0.5 * (lo + hi);
+  }
+  place(hi + offset);
+  return c;
+}
+
+BOOST_AUTO_TEST_CASE(non_convex_pairs_report_every_vertex_within_the_margin) {
+  const ShapeFamilies families = make_shape_families();
+  std::vector<Polygon> shapes = families.non_convex;
+  shapes.insert(shapes.end(), families.angular.begin(), families.angular.end());
+  std::mt19937_64 rng(67);
+  std::uniform_real_distribution<double> offset(-0.05, 0.1);
+  Tally tally;
+  for (int trial = 0; trial < 100; ++trial) {
+    PairCase c = touching_pair(shapes, rng, offset(rng));
+    check_vertex_rule(c, contacts_between(c.world, c.a, c.b, kMargin), false, tally);
+  }
+  // Deep overlaps too: a vertex inside the other particle is measured to its whole outline.
+  for (int trial = 0; trial < 40; ++trial) {
+    PairCase c = random_pair(families.non_convex, rng);
+    check_vertex_rule(c, contacts_between(c.world, c.a, c.b, kMargin), false, tally);
+  }
+  log_tally(tally);
+  BOOST_TEST(tally.vertices > 500);
+  BOOST_TEST(tally.overlapping > 100);
+}
+
+BOOST_AUTO_TEST_CASE(disk_reports_every_polygon_corner_within_the_margin) {
+  const ShapeFamilies families = make_shape_families();
+  std::mt19937_64 rng(71);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  int corners = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    World world = planar_world();
+    const double radius = 0.2 + 0.4 * unit(rng);
+    const double angle = 2 * pi * unit(rng);
+    const Vec2 centre = (0.5 + radius + 0.1 * unit(rng)) * Vec2(std::cos(angle), std::sin(angle));
+    const int disk = add(world, Sphere{radius}, centre);
+    const int polygon =
+        add(world, families.non_convex[trial % 16], Vec2::Zero(), 2 * pi * unit(rng));
+    const std::vector<Vec2> outline = world_outline(world.bodies[polygon]);
+    const std::vector<Contact> contacts = contacts_between(world, disk, polygon, kMargin);
+    check_no_duplicates(contacts);
+    for (const Vec2& v : outline) {
+      const double gap = (v - centre).norm() - radius;
+      if (!(gap < kMargin - 1e-9)) continue;
+      ++corners;
+      const bool found = std::any_of(contacts.begin(), contacts.end(), [&](const Contact& k) {
+        const Points p = points_of(k);
+        return (p.on_b - v).norm() <= 1e-9 && std::abs(p.gap - gap) <= 1e-9 &&
+               (p.normal - (v - centre).normalized()).norm() <= 1e-9;
+      });
+      BOOST_TEST(found, "corner at " << v.transpose() << ", gap " << gap << " not found");
+    }
+  }
+  BOOST_TEST(corners > 60);
+}
+
+BOOST_AUTO_TEST_CASE(wall_reports_every_vertex_within_the_margin_in_vertex_order) {
+  const ShapeFamilies families = make_shape_families();
+  std::mt19937_64 rng(73);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  int vertices = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    World world = planar_world();
+    const int floor = add_floor(world);
+    const int body = add(world, families.non_convex[trial % 16], Vec2::Zero(), 2 * pi * unit(rng));
+    double lowest = std::numeric_limits<double>::infinity();
+    for (const Vec2& v : world_outline(world.bodies[body])) lowest = std::min(lowest, v.y());
+    world.bodies[body].position.y() = -lowest - 0.05 + 0.15 * unit(rng);
+    const std::vector<Vec2> outline = world_outline(world.bodies[body]);
+    std::vector<int> expected;
+    for (int k = 0; k < static_cast<int>(outline.size()); ++k)
+      if (outline[k].y() < kMargin) expected.push_back(k);
+    const std::vector<Contact> contacts = contacts_between(world, body, floor, kMargin);
+    BOOST_TEST_REQUIRE(contacts.size() == expected.size());
+    for (std::size_t i = 0; i < contacts.size(); ++i) {
+      const Points p = points_of(contacts[i]);
+      BOOST_TEST(vertex_index(outline, p.on_a) == expected[i]);
+      BOOST_TEST(std::abs(p.gap - outline[expected[i]].y()) <= kTol);
+      BOOST_TEST((p.normal - Vec2(0.0, -1.0)).norm() <= kTol);
+    }
+    vertices += static_cast<int>(expected.size());
+  }
+  BOOST_TEST(vertices > 80);
+}
+
+// A plank with its top face at y = 0, as a polygon (kind 0), a box (1) or a wall (2).
+int add_plank(World& world, int kind) {
+  const ShapeGeometry plank =
+      kind == 0 ? ShapeGeometry(make_polygon({Vec2(-4, -1), Vec2(4, -1), Vec2(4, 0), Vec2(-4, 0)}))
+      : kind == 1 ? ShapeGeometry(Box{Vec3(4.0, 0.5, 1.0)})
+                  : ShapeGeometry(HalfSpace{Vec3::UnitY()});
+  return add(world, plank, Vec2(0.0, kind == 2 ? 0.0 : -0.5), 0.0, Motion::fixed);
+}
+
+// A particle standing on its lowest corner (1e-4 above a plank) turned about that corner in
+// steps of 1 deg, either way, until 40 deg: its corners come down through the margin to the
+// face and cross it. Every corner below the margin is a contact, before and after it crosses,
+// with the normal of the face and the gap its brute-force height. Shapes: a regular hexagon
+// (its neighbour corners come down to the face at 30 deg), a regular 16-gon (circumradius 1:
+// its face neighbours are 0.15 above the face, within the margin, and neither end of the
+// face the particle rests on) and a non-convex particle of the families.
+BOOST_AUTO_TEST_CASE(corner_approaching_a_face_is_a_contact_before_it_crosses) {
+  const ShapeFamilies families = make_shape_families();
+  const std::vector<Polygon> shapes{regular(6, 1.0, -pi / 2), regular(16, 1.0, -pi / 2),
+                                    families.non_convex[3]};
+  for (const Polygon& shape : shapes)
+    for (const int kind : {0, 1, 2})
+      for (const double way : {1.0, -1.0}) {
+        World world = planar_world();
+        const int base = add_plank(world, kind);
+        const int body = add(world, shape, Vec2::Zero());
+        const std::vector<Vec2> start = world_outline(world.bodies[body]);
+        const Vec2 pivot = *std::min_element(
+            start.begin(), start.end(), [](const Vec2& x, const Vec2& y) { return x.y() < y.y(); });
+        int before = 0, after = 0;
+        for (int step = 0; step <= 40; ++step) {
+          const double turn = way * pi / 180.0 * step;
+          world.bodies[body].orientation = Quat(Eigen::AngleAxisd(turn, Vec3::UnitZ()));
+          world.bodies[body].position.head<2>() =
+              Vec2(0.0, 1e-4) + Eigen::Rotation2Dd(turn) * (-pivot);
+          const std::vector<Contact> contacts = contacts_between(world, base, body, kMargin);
+          for (const Vec2& corner : world_outline(world.bodies[body])) {
+            const bool found = std::any_of(contacts.begin(), contacts.end(), [&](const Contact& k) {
+              const Points p = points_of(k);
+              return (p.on_b - corner).norm() <= 1e-9 && std::abs(p.gap - corner.y()) <= 1e-9 &&
+                     (p.normal - Vec2::UnitY()).norm() <= 1e-9;
+            });
+            BOOST_TEST(found == (corner.y() < kMargin),
+                       "turn " << turn << ", corner height " << corner.y());
+            if (found) (corner.y() > 1e-3 ? before : after) += 1;
+          }
+        }
+        BOOST_TEST(before >= 10, "corners seen coming down through the margin");
+        BOOST_TEST(after >= 5, "corners seen after crossing");
+      }
+}
+
+// A regular 16-gon (circumradius 1) lying on the floor, tilted by 1 deg, spinning about its
+// lower bottom corner towards its other bottom corner (0.007 above the floor) at 0.1 rad per
+// step of the frictionless CD stepper (Olsen & Kamrin eq. 13-21): unstopped, that corner would
+// end 0.03 below the floor. Its contact is in the problem, so what remains is the error of
+// moving a corner on a straight line instead of an arc, at most R (omega dt)^2 / 2 = 0.005.
+BOOST_AUTO_TEST_CASE(turning_corner_is_stopped_by_its_contact) {
+  const Polygon shape = regular(16, 1.0, -pi / 2 - pi / 16);  // corners 0 and 1 at the bottom
+  for (const int kind : {0, 2}) {
+    World world = planar_world();
+    world.gravity = Vec3::Zero();
+    add_plank(world, kind);
+    const double tilt = pi / 180.0, omega = 10.0, dt = 0.01;
+    // Corner 0 (left) on the floor at the origin, corner 1 (right) above it.
+    const Vec2 centre = -(Eigen::Rotation2Dd(tilt) * shape.outline[0]);
+    const int body = add(world, shape, centre, tilt);
+    const MassProperties mass = mass_properties(shape, 1.0, Dimension::two);
+    world.bodies[body].mass = mass.mass;
+    world.bodies[body].inertia_body = mass.inertia;
+    // Turning clockwise about corner 0: v = omega x centre.
+    world.bodies[body].angular_velocity = Vec3(0.0, 0.0, -omega);
+    world.bodies[body].linear_velocity = Vec3(omega * centre.y(), -omega * centre.x(), 0.0);
+    world.validate();
+    const Vec2 right = world_outline(world.bodies[body])[1];
+    const Vec2 unstopped = Eigen::Rotation2Dd(-omega * dt) * right;
+    BOOST_TEST_MESSAGE("corner 1 at " << right.y() << ", unstopped " << unstopped.y());
+    BOOST_TEST(unstopped.y() < -0.02);
+    test::EulerSetup options;
+    options.time_step = dt;
+    options.frictional = false;
+    options.collision.margin = kMargin;
+    options.solver_options.tolerance = 1e-12;
+    auto stepper = test::euler_stepper(world, options);
+    stepper.step();
+    double lowest = std::numeric_limits<double>::infinity();
+    for (const Vec2& v : world_outline(world.bodies[body])) lowest = std::min(lowest, v.y());
+    BOOST_TEST_MESSAGE("lowest corner after the step " << lowest);
+    BOOST_TEST(lowest > -0.5 * std::pow(omega * dt, 2), "overlap " << -lowest);
+  }
+}
+
+// Two corners meeting: a's top-right corner at the origin, b's bottom-left corner just above
+// a's top face and to the left of the corner, b turned by 2 degrees. Each corner's contact
+// lies next to the other corner (a's corner under b's bottom face, b's corner over a's top
+// face): two nearly equal rows of the contact matrix, merged into the deeper one when they
+// coincide to kMergeFraction of the margin, kept apart when they do not.
+std::vector<Contact> corner_to_corner(double corner_x) {
+  World world = planar_world();
+  const double turn = 2.0 * pi / 180.0;
+  const Polygon square = make_polygon({Vec2(0, 0), Vec2(1, 0), Vec2(1, 1), Vec2(0, 1)});
+  const int a = add(world, square, Vec2(-0.5, -0.5));
+  // b's bottom-left corner (local (-0.5, -0.5)) placed at (corner_x, 0.01).
+  const Vec2 corner(corner_x, 0.01);
+  const Vec2 local = Eigen::Rotation2Dd(turn) * Vec2(-0.5, -0.5);
+  const int b = add(world, square, corner - local, turn);
+  return contacts_between(world, a, b, kMargin);
+}
+
+BOOST_AUTO_TEST_CASE(coinciding_vertex_contacts_are_merged) {
+  // 0.003 apart, normals 2 degrees apart: within kMergeFraction kMargin = 0.009 and
+  // 0.009 / kMargin = 0.05 rad.
+  const std::vector<Contact> close = corner_to_corner(-0.003);
+  BOOST_TEST_REQUIRE(close.size() == 1u);
+  BOOST_TEST(close[0].gap == 0.01, boost::test_tools::tolerance(1e-9));  // b's corner, deeper
+  BOOST_TEST(close[0].normal.y() == 1.0, boost::test_tools::tolerance(1e-12));
+  // 0.05 apart: two contacts, one per corner.
+  const std::vector<Contact> apart = corner_to_corner(-0.05);
+  BOOST_TEST(apart.size() == 2u);
+}
+
+// A hexagon lowered onto a floor: its corner 5 is within the margin first, then corner 4 enters
+// (a lower outline index, so that it comes first in the pair's order). The contact of corner 5
+// keeps its key, and with it its shear history (Krabbenhoft/NURBS chapter eq. 4.8); the new
+// contact starts from zero.
+BOOST_AUTO_TEST_CASE(contact_key_is_stable_when_a_vertex_contact_appears) {
+  World world = planar_world();
+  const int floor = add_floor(world);
+  const int hexagon = add(world, regular(6, 0.5, -10.0 * pi / 180.0), Vec2(0.0, 0.52));
+  constexpr double margin = 0.1;
+  auto detect = [&](double height) {
+    world.bodies[hexagon].position.y() = height;
+    std::vector<Contact> out;
+    narrow_phase(world, hexagon, floor, margin, out);
+    return out;
+  };
+  const std::vector<Contact> before = detect(0.52);
+  BOOST_TEST_REQUIRE(before.size() == 1u);
+  const std::vector<variational::ContactKey> keys_before = variational::contact_keys(before);
+  variational::ShearHistory history;
+  history.store(keys_before, VecX::Constant(1, 7.0));
+
+  const std::vector<Contact> after = detect(0.47);
+  BOOST_TEST_REQUIRE(after.size() == 2u);
+  const std::vector<variational::ContactKey> keys_after = variational::contact_keys(after);
+  // The corner of `before` is the lower one of `after`.
+  const int kept = after[0].point.y() < after[1].point.y() ? 0 : 1;
+  BOOST_TEST(kept == 1);  // corner 4 came first: an order key would have moved the history
+  BOOST_TEST((keys_after[kept] == keys_before[0]));
+  BOOST_TEST(after[kept].feature == before[0].feature);
+  const VecX q0 = history.lookup(keys_after);
+  BOOST_TEST(q0(kept) == 7.0);
+  BOOST_TEST(q0(1 - kept) == 0.0);
+  BOOST_TEST(history.persistent(keys_after) == 1);
+  // Lifted again: corner 4 leaves, corner 5 keeps its key.
+  BOOST_TEST((variational::contact_keys(detect(0.52))[0] == keys_before[0]));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
 BOOST_AUTO_TEST_SUITE(polygons_in_the_world)
 
 // Resting on two contacts, a symmetric particle is statically determinate: the semi-implicit
-// Euler CD (Olsen & Kamrin eq. 13-21, frictionless) gives each contact half the weight. Checked for
-// the square and for the U shape standing on its two legs (the contacts at the leg tips).
+// Euler CD (Olsen & Kamrin eq. 13-21, frictionless) gives each contact half the weight (the
+// square). The U shape standing on its two legs has four contacts (both corners of each leg
+// tip): indeterminate, the contacts carry the weight together and the particle stays at rest.
 BOOST_AUTO_TEST_CASE(particle_at_rest_on_two_contacts_carries_half_the_weight_on_each) {
   Vec2 centroid;
   const Polygon u = make_polygon(u_shape().outline, &centroid);
@@ -626,11 +1110,14 @@ BOOST_AUTO_TEST_CASE(particle_at_rest_on_two_contacts_carries_half_the_weight_on
     auto stepper = test::euler_stepper(world, options);
     for (int k = 0; k < 300; ++k) stepper.step();
     const StepReport& report = stepper.last_report();
-    BOOST_TEST_REQUIRE(report.contacts.size() == 2u);
-    const double half_weight = 0.5 * mass.mass * 9.81 * options.time_step;
-    for (int c = 0; c < 2; ++c)
-      BOOST_TEST(std::abs(report.impulses(c) - half_weight) <= 1e-6 * half_weight,
-                 "impulse " << report.impulses(c) << ", half the weight " << half_weight);
+    const std::size_t count = on_legs ? 4u : 2u;
+    BOOST_TEST_REQUIRE(report.contacts.size() == count);
+    const double weight = mass.mass * 9.81 * options.time_step;
+    if (!on_legs)
+      for (int c = 0; c < 2; ++c)
+        BOOST_TEST(std::abs(report.impulses(c) - 0.5 * weight) <= 1e-6 * weight,
+                   "impulse " << report.impulses(c) << ", half the weight " << 0.5 * weight);
+    BOOST_TEST(std::abs(report.impulses.sum() - weight) <= 1e-6 * weight);
     BOOST_TEST(std::abs(world.bodies[body].angular_velocity.z()) <= 1e-9);
     BOOST_TEST(std::abs(world.bodies[body].position.x()) <= 1e-12);
   }

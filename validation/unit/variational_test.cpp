@@ -341,14 +341,16 @@ BOOST_AUTO_TEST_CASE(sticking_contact_carries_the_shear_history) {
   BOOST_TEST(sideways == load, tt::tolerance(1e-6));
 }
 
-BOOST_AUTO_TEST_CASE(indeterminate_beam_splits_by_support_stiffness) {
-  // Olsen & Kamrin Sec. 8.1's beam on three supports with relative stiffnesses 1:3:1 (the
-  // compatible CD gives 2 / 6 / 2 of w = 10): with finite k the variational scheme's forces
-  // are the elastic ones, k_i times the common deflection.
+// Olsen & Kamrin Sec. 8.1's beam (w = 10) on three disk supports at x = 0, 1, 2 whose
+// materials are 1 (outer) and 2 (middle); body 3 is the beam.
+World beam_on_three_supports(double outer_stiffness, double middle_stiffness) {
   World world;
   world.dimension = Dimension::two;
   world.gravity = Vec3(0.0, -10.0, 0.0);
   world.materials = {Material{"beam"}, Material{"outer"}, Material{"middle"}};
+  world.materials[0].relative_stiffness = kInf;
+  world.materials[1].relative_stiffness = outer_stiffness;
+  world.materials[2].relative_stiffness = middle_stiffness;
   for (const double x : {0.0, 1.0, 2.0}) {
     RigidBody support;
     support.motion = Motion::fixed;
@@ -362,21 +364,65 @@ BOOST_AUTO_TEST_CASE(indeterminate_beam_splits_by_support_stiffness) {
   beam.mass = 1.0;
   beam.inertia_body = Mat3::Identity();
   beam.position = Vec3(1.0, 0.15, 0.0);
-  const int beam_index = world.add_body(beam);
+  world.add_body(beam);
+  return world;
+}
+
+// The beam's variational forces at rest (rigid beam, supports of stiffness k and 3 k), by
+// support body.
+std::map<int, double> variational_beam_forces(World& world, double k) {
   VariationalOptions options = variational_options(0.01, 1.0, kInf, kInf);
   options.contact.frictional = false;
-  const double k = 1e4;
   options.contact.material_stiffness = {ContactStiffness{}, ContactStiffness{k, kInf},
                                         ContactStiffness{3.0 * k, kInf}};
   VariationalStepper stepper(world, options);
   for (int s = 0; s < 400; ++s) BOOST_TEST_REQUIRE(stepper.step().solver_stats.converged);
   const StepReport& r = stepper.last_report();
   BOOST_TEST_REQUIRE(r.contacts.size() == 3u);
-  for (std::size_t i = 0; i < 3; ++i) {
-    const int support =
-        r.contacts[i].body_a == beam_index ? r.contacts[i].body_b : r.contacts[i].body_a;
-    const double expected = support == 1 ? 6.0 : 2.0;
-    BOOST_TEST(variational_details(r).forces(2 * i) == expected, tt::tolerance(1e-6));
+  std::map<int, double> out;
+  for (std::size_t i = 0; i < 3; ++i)
+    out[std::min(r.contacts[i].body_a, r.contacts[i].body_b)] =
+        variational_details(r).forces(2 * i);
+  return out;
+}
+
+BOOST_AUTO_TEST_CASE(indeterminate_beam_splits_by_support_stiffness) {
+  // The beam on supports of relative stiffnesses 1:3:1 (the compatible CD gives 2 / 6 / 2 of
+  // w = 10): with finite k the variational scheme's forces are the elastic ones, k_i times the
+  // common deflection.
+  World world = beam_on_three_supports(1.0, 3.0);
+  for (const auto& [support, force] : variational_beam_forces(world, 1e4))
+    BOOST_TEST(force == (support == 1 ? 6.0 : 2.0), tt::tolerance(1e-6));
+}
+
+BOOST_AUTO_TEST_CASE(indeterminate_beam_matches_the_compatible_cd) {
+  // The same beam under the frictionless semi-implicit Euler CD with the compatible CD
+  // post-processing (Olsen & Kamrin Alg. 1, k~ = 1:3:1 from the materials): its forces at rest
+  // and the variational scheme's with k_N = 1e4 (outer) and 3e4 (middle) agree, support by
+  // support, for two overall stiffnesses (the split does not depend on the scale of k).
+  World cd_world = beam_on_three_supports(1.0, 3.0);
+  test::EulerSetup euler;
+  euler.time_step = 0.01;
+  euler.frictional = false;
+  euler.collision.margin = 0.02;
+  euler.solver = "ipm-direct";
+  euler.solver_options.tolerance = 1e-12;
+  euler.compatible.enabled = true;
+  auto cd = test::euler_stepper(cd_world, euler);
+  for (int s = 0; s < 400; ++s) cd.step();
+  const StepReport& r = cd.last_report();
+  BOOST_TEST_REQUIRE(r.contacts.size() == 3u);
+  BOOST_TEST_REQUIRE(r.compatible_impulses.size() == 3);
+  std::map<int, double> compatible;
+  for (std::size_t i = 0; i < 3; ++i)
+    compatible[std::min(r.contacts[i].body_a, r.contacts[i].body_b)] =
+        r.compatible_impulses(static_cast<Eigen::Index>(i)) / euler.time_step;
+  BOOST_TEST(compatible[1] == 6.0, tt::tolerance(1e-6));
+  for (const double k : {1e3, 1e5}) {
+    World world = beam_on_three_supports(1.0, 3.0);
+    const std::map<int, double> variational = variational_beam_forces(world, k);
+    for (const auto& [support, force] : compatible)
+      BOOST_TEST(variational.at(support) == force, tt::tolerance(1e-6));
   }
 }
 
@@ -537,6 +583,33 @@ BOOST_AUTO_TEST_CASE(static_driver_errors) {
   options.box = {};
   QuasiStaticDriver falling(loose, options);
   BOOST_CHECK_THROW(falling.step({}), SimulationError);
+}
+
+BOOST_AUTO_TEST_CASE(static_particle_that_can_move_away_is_a_rattler) {
+  // A square beside the disk of disk_under_wall, 0.01 m from it: the disk's closest point and
+  // the square's two left corners (0.048 m away) are three contacts with one neighbour, whose
+  // normals lie within 22 degrees of +x. Moving the square along +x opens all three inside
+  // their friction cones, so eq. 4.16 does not bound its displacement: a rattler, which stays
+  // where it is, although it has more than one contact.
+  // (Frictionless, the disk between floor and wall would be a mechanism itself.)
+  for (const double mu : {0.2, 0.5}) {
+    World world = disk_under_wall();
+    world.friction = FrictionTable(mu);
+    RigidBody square;
+    square.shape.geometry =
+        make_polygon({Vec2(-0.2, -0.2), Vec2(0.2, -0.2), Vec2(0.2, 0.2), Vec2(-0.2, 0.2)});
+    square.position = Vec3(0.71, 0.5, 0.0);
+    const int s = world.add_body(square);
+    QuasiStaticOptions options = static_options(kInf);
+    QuasiStaticDriver driver(world, options);
+    const QuasiStaticReport& r = driver.step({{{2, -Vec3::UnitY(), WallControl::force, 100.0}}});
+    BOOST_TEST_CONTEXT("mu " << mu) {
+      BOOST_TEST_REQUIRE(r.converged(), r.interior_point.message);
+      BOOST_TEST(r.rattlers == 1);
+      BOOST_TEST(r.contacts.size() == 2u);  // the disk's with the floor and the top wall
+      BOOST_TEST((world.bodies[s].position - Vec3(0.71, 0.5, 0.0)).norm() == 0.0);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(static_confined_sample_balances_its_walls) {

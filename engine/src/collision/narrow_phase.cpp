@@ -65,9 +65,11 @@ class Emitter {
   bool planar() const { return dimension_ == Dimension::two; }
 
   // Closest points on the two surfaces and the signed gap between them.
-  void emit(const Vec3& normal, const Vec3& point_a, const Vec3& point_b, double gap) {
+  void emit(const Vec3& normal, const Vec3& point_a, const Vec3& point_b, double gap,
+            int feature = -1) {
     if (!(gap < margin_)) return;
     Contact c;
+    c.feature = feature;
     c.body_a = body_a_;
     c.body_b = body_b_;
     c.normal = swapped_ ? Vec3(-normal) : normal;
@@ -258,7 +260,8 @@ polygon_contact::Placement placement(const Pose& p) {
 
 void emit_pairs(Emitter& e, const std::vector<polygon_contact::PointPair>& pairs) {
   auto lift = [](const Vec2& v) { return Vec3(v.x(), v.y(), 0.0); };
-  for (const auto& p : pairs) e.emit(lift(p.normal), lift(p.point_a), lift(p.point_b), p.gap);
+  for (const auto& p : pairs)
+    e.emit(lift(p.normal), lift(p.point_a), lift(p.point_b), p.gap, p.feature);
 }
 
 void sphere_polygon(Emitter& e, const Pose& a, const Sphere& s, const Pose& b, const Polygon& p) {

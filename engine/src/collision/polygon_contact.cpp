@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace moreau::polygon_contact {
 namespace {
@@ -18,20 +19,55 @@ constexpr double kOverlapFraction = 1e-9;
 // Point pairs of one body pair whose points agree to this fraction of the particle size are
 // one contact (two pieces sharing an outline vertex both find it).
 constexpr double kDuplicateFraction = 1e-9;
+// Two contacts of one body pair coincide, and are one contact, when their linearised gaps
+// g + n.(u_b - u_a) differ by less than kMergeFraction of the margin for every relative
+// translation within the margin (the motion a step's problem is built for): their points agree
+// to delta = kMergeFraction margin and their normals to delta / margin. Such pairs arise where
+// two corners meet (each corner's contact lies at or next to the other corner) and make
+// nearly equal columns of the contact matrix; the deeper is kept (docs/polygons.md).
+constexpr double kMergeFraction = 0.05;
 
 // A convex piece placed in the world, with the outward unit normal of each edge k (k -> k + 1).
 struct Piece {
   std::vector<Vec2> vertex;
   std::vector<Vec2> normal;
+  std::vector<int> feature;  // per vertex: its outline index + the side's feature offset
+  int index = 0;             // of the piece in its particle
   const std::vector<char>* external = nullptr;
   Vec2 centre = Vec2::Zero();
   double radius = 0.0;
+  const std::vector<Vec2>* outline = nullptr;  // the particle's outline, placed
+  bool whole = false;                          // the piece is the whole (convex) particle
   int size() const { return static_cast<int>(vertex.size()); }
   const Vec2& next(int k) const { return vertex[(k + 1) % size()]; }
 };
 
-Piece place(const ConvexPiece& piece, const Placement& p) {
-  Piece out{{}, {}, &piece.external, p.rotation * piece.centre + p.translation, piece.radius};
+// Outline index of each corner of a piece (every piece corner is an outline vertex).
+std::vector<int> outline_indices(const ConvexPiece& piece, const Polygon& polygon, int offset) {
+  std::vector<int> out;
+  for (const Vec2& v : piece.vertices) {
+    int best = 0;
+    for (int k = 1; k < static_cast<int>(polygon.outline.size()); ++k)
+      if ((polygon.outline[k] - v).squaredNorm() < (polygon.outline[best] - v).squaredNorm())
+        best = k;
+    out.push_back(offset + best);
+  }
+  return out;
+}
+
+Piece place(const Polygon& polygon, int index, const Placement& p, const std::vector<Vec2>& outline,
+            int offset) {
+  const ConvexPiece& piece = polygon.pieces[index];
+  const bool whole = polygon.pieces.size() == 1;
+  Piece out{{},
+            {},
+            outline_indices(piece, polygon, offset),
+            index,
+            &piece.external,
+            p.rotation * piece.centre + p.translation,
+            piece.radius,
+            &outline,
+            whole};
   for (const Vec2& v : piece.vertices) out.vertex.push_back(p.rotation * v + p.translation);
   for (int k = 0; k < out.size(); ++k) {
     const Vec2 edge = out.next(k) - out.vertex[k];
@@ -47,10 +83,9 @@ struct Face {
 
 // Separating axis test over the edges of p: the largest, over edges k, of the smallest
 // n_k.(w - p_k) over the vertices w of q. Positive: the pieces are apart by at least that much.
-Face best_face(const Piece& p, const Piece& q, bool external_only) {
+Face best_face(const Piece& p, const Piece& q) {
   Face best;
   for (int k = 0; k < p.size(); ++k) {
-    if (external_only && !(*p.external)[k]) continue;
     double lowest = std::numeric_limits<double>::infinity();
     for (const Vec2& w : q.vertex) lowest = std::min(lowest, p.normal[k].dot(w - p.vertex[k]));
     if (lowest > best.separation) best = Face{lowest, k};
@@ -74,25 +109,70 @@ int facing_edge(const Piece& p, const Vec2& d) {
   return best;
 }
 
-// Closest point of the outline of a piece to x; `inside_particle` when it lies inside a
-// diagonal of the decomposition (not on the particle's outline: every piece corner is an
-// outline vertex, so only the open diagonal is inside).
+// Closest point to x of the segment [p, q]; t receives its unclamped parameter.
+Vec2 on_segment(const Vec2& p, const Vec2& q, const Vec2& x, double& t) {
+  const Vec2 d = q - p;
+  t = d.dot(x - p) / d.squaredNorm();
+  return p + std::clamp(t, 0.0, 1.0) * d;
+}
+
+// Closest point to x of the edges of a piece; `inside_particle` when it lies inside a diagonal
+// of the decomposition (not on the particle's outline: every piece corner is an outline vertex,
+// so only the open diagonal is inside), `on_edge` when it lies strictly inside edge `edge`.
 struct Nearest {
   Vec2 point;
   double distance2 = std::numeric_limits<double>::infinity();
+  int edge = -1;
+  bool on_edge = false;
   bool inside_particle = false;
 };
 
 Nearest closest_on_outline(const Piece& p, const Vec2& x) {
   Nearest best;
   for (int k = 0; k < p.size(); ++k) {
-    const Vec2 d = p.next(k) - p.vertex[k];
-    const double t = d.dot(x - p.vertex[k]) / d.squaredNorm();
-    const Vec2 q = p.vertex[k] + std::clamp(t, 0.0, 1.0) * d;
+    double t = 0.0;
+    const Vec2 q = on_segment(p.vertex[k], p.next(k), x, t);
     const double d2 = (q - x).squaredNorm();
-    if (d2 < best.distance2) best = Nearest{q, d2, !(*p.external)[k] && t > 0.0 && t < 1.0};
+    const bool interior = t > 0.0 && t < 1.0;
+    if (d2 < best.distance2) best = Nearest{q, d2, k, interior, !(*p.external)[k] && interior};
   }
   return best;
+}
+
+// Closest point to x of a particle's outline (counter-clockwise), with the outward normal of
+// its edge when it lies strictly inside one (`on_edge`).
+struct OutlinePoint {
+  Vec2 point;
+  double distance2 = std::numeric_limits<double>::infinity();
+  Vec2 outward = Vec2::Zero();
+  bool on_edge = false;
+};
+
+OutlinePoint nearest_on_outline(const std::vector<Vec2>& outline, const Vec2& x) {
+  OutlinePoint best;
+  const std::size_t n = outline.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    const Vec2 &p = outline[k], &q = outline[(k + 1) % n];
+    double t = 0.0;
+    const Vec2 y = on_segment(p, q, x, t);
+    const double d2 = (y - x).squaredNorm();
+    if (d2 < best.distance2)
+      best =
+          OutlinePoint{y, d2, Vec2(q.y() - p.y(), p.x() - q.x()).normalized(), t > 0.0 && t < 1.0};
+  }
+  return best;
+}
+
+// The contact of a point x inside a particle with the particle's outline (eq. 4.1: the closest
+// point on the whole outline, not on the piece x lies in, whose diagonals are inside): the
+// normal from x towards the particle, i.e. minus the outward normal where the closest point
+// lies inside an edge, else along x - y; the gap minus the distance.
+PointPair inside_particle(const std::vector<Vec2>& outline, const Vec2& x) {
+  const OutlinePoint y = nearest_on_outline(outline, x);
+  const double distance = std::sqrt(y.distance2);
+  const Vec2 n =
+      !y.on_edge && y.distance2 > kCoincident ? Vec2((x - y.point) / distance) : Vec2(-y.outward);
+  return PointPair{n, x, y.point, -distance};
 }
 
 // Closest points of two disjoint convex pieces: for convex polygons the minimum is reached
@@ -110,6 +190,26 @@ bool closest_points(const Piece& a, const Piece& b, Vec2& on_a, Vec2& on_b) {
     if (q.distance2 < best.distance2) best = q, on_a = w, on_b = q.point;
   }
   return !best.inside_particle;
+}
+
+// The knot-to-surface contact of a vertex x of the other particle with piece p (Krabbenhoft/NURBS
+// chapter eq. 4.1-4.2 with the vertex as the knot): its closest point y, the unit normal n from x
+// towards p's particle and the signed gap (y - x).n. Outside p: y is p's closest point and the
+// gap the Euclidean distance, none when y lies inside a diagonal (the piece across it is nearer
+// and reports x). Inside p: y is the closest point of the particle's outline and the gap minus
+// the distance, so that the overlap is resolved through the outline, never through a diagonal.
+// Where y lies inside an edge, n is minus that edge's outward normal; at a corner, n points from
+// x to the corner.
+std::optional<PointPair> vertex_on_piece(const Piece& p, const Vec2& x) {
+  double outside = -std::numeric_limits<double>::infinity();
+  for (int k = 0; k < p.size(); ++k) outside = std::max(outside, p.normal[k].dot(x - p.vertex[k]));
+  if (!(outside > 0.0)) return inside_particle(*p.outline, x);
+  const Nearest y = closest_on_outline(p, x);
+  if (y.inside_particle) return std::nullopt;
+  const double distance = std::sqrt(y.distance2);
+  const Vec2 n = !y.on_edge && y.distance2 > kCoincident ? Vec2((y.point - x) / distance)
+                                                         : Vec2(-p.normal[y.edge]);
+  return PointPair{n, x, y.point, distance};
 }
 
 // Point of the segment [p0, p1] whose tangential coordinate t.x is s.
@@ -135,23 +235,6 @@ int overlap_ends(const Piece& a, int e, const Piece& b, int f, const Vec2& n,
   return count;
 }
 
-// The far end of the overlap of the two faces that meet along `primary`, as a second contact.
-void far_end_of_faces(const Piece& a, const Piece& b, const PointPair& primary, double margin,
-                      std::vector<PointPair>& out) {
-  const Vec2& n = primary.normal;
-  const int e = facing_edge(a, n);
-  const int f = facing_edge(b, -n);
-  if (!(*a.external)[e] || !(*b.external)[f]) return;  // a diagonal is no face of the particle
-  std::array<PointPair, 2> ends;
-  const int count = overlap_ends(a, e, b, f, n, ends);
-  if (count < 2) return;
-  const Vec2 t(-n.y(), n.x());
-  const double tolerance = kOverlapFraction * std::abs(t.dot(ends[1].point_a - ends[0].point_a));
-  for (int k = 0; k < count; ++k)
-    if (std::abs(t.dot(ends[k].point_a - primary.point_a)) > tolerance && ends[k].gap < margin)
-      out.push_back(ends[k]);
-}
-
 // The deepest point of an overlap whose least-overlap axis is the normal of face e of a (n from
 // a to b): the corner of b deepest along -n when it lies over face e (the exact depth), else the
 // deeper end of the overlap of face e with b's facing face (a corner of b beyond the end of e,
@@ -171,86 +254,187 @@ PointPair deepest_over_face(const Piece& a, int e, const Piece& b, const Vec2& n
   return ends[0].gap <= ends[1].gap ? ends[0] : ends[1];
 }
 
-PointPair flipped(const PointPair& p) { return PointPair{-p.normal, p.point_b, p.point_a, p.gap}; }
+PointPair flipped(const PointPair& p) {
+  return PointPair{-p.normal, p.point_b, p.point_a, p.gap, p.feature};
+}
 
-void convex_pair(const Piece& a, const Piece& b, double margin, std::vector<PointPair>& out) {
-  const Face face_a = best_face(a, b, false);
-  const Face face_b = best_face(b, a, false);
-  const double separation = std::max(face_a.separation, face_b.separation);
-  if (!(separation < margin)) return;  // the distance is at least the separation
-  PointPair primary;
-  if (separation > 0.0) {
+// The pair's exact signed distance (Euclidean distance when apart, minus the penetration depth
+// along the separating axis of least overlap when overlapping) as one point pair; none when
+// the closest points lie inside a diagonal of a non-convex particle.
+std::optional<PointPair> exact_pair(const Piece& a, const Piece& b, const Face& face_a,
+                                    const Face& face_b) {
+  if (std::max(face_a.separation, face_b.separation) > 0.0) {
     Vec2 on_a = a.vertex[0], on_b = b.vertex[0];
-    if (!closest_points(a, b, on_a, on_b)) return;
+    if (!closest_points(a, b, on_a, on_b)) return std::nullopt;
     const double d2 = (on_b - on_a).squaredNorm();
     const double distance = std::sqrt(d2);
-    if (!(distance < margin)) return;
     const Vec2 n = d2 > kCoincident                         ? Vec2((on_b - on_a) / distance)
                    : face_a.separation >= face_b.separation ? a.normal[face_a.edge]
                                                             : Vec2(-b.normal[face_b.edge]);
-    primary = PointPair{n, on_a, on_b, distance};
-  } else {
-    // Overlap: the least-overlap axis among the faces on the particles' outlines (a piece with
-    // no outline edge, possible only inside a non-convex particle, falls back to all faces).
-    Face ref_a = best_face(a, b, true);
-    Face ref_b = best_face(b, a, true);
-    if (ref_a.edge < 0 && ref_b.edge < 0) ref_a = face_a, ref_b = face_b;
-    primary =
-        ref_a.separation >= ref_b.separation
-            ? deepest_over_face(a, ref_a.edge, b, a.normal[ref_a.edge], ref_a.separation)
-            : flipped(deepest_over_face(b, ref_b.edge, a, b.normal[ref_b.edge], ref_b.separation));
+    return PointPair{n, on_a, on_b, distance};
   }
-  if (!(primary.gap < margin)) return;  // an end of the faces standing in for the deepest corner
-  const std::size_t first = out.size();
-  out.push_back(primary);
-  far_end_of_faces(a, b, primary, margin, out);
-  // The two ends of a face pair in the order of their tangential coordinate, not by depth, so
-  // that a face rocking on a face keeps its contacts in the same order from step to step (warm
-  // starts and per-contact histories match contacts by their order within the pair).
-  if (out.size() == first + 2) {
-    const Vec2 t(-primary.normal.y(), primary.normal.x());
-    if (t.dot(out[first + 1].point_a) < t.dot(out[first].point_a))
-      std::swap(out[first], out[first + 1]);
-  }
+  // Overlap of two convex particles: the axis of least overlap. A piece of a non-convex
+  // particle has diagonals, across which its own axes measure no overlap of the particles (a
+  // corner just across a diagonal would read as deep as the piece is wide): its vertices'
+  // contacts, measured to the whole outline, stand for the overlap.
+  if (!a.whole || !b.whole) return std::nullopt;
+  if (face_a.separation >= face_b.separation)
+    return deepest_over_face(a, face_a.edge, b, a.normal[face_a.edge], face_a.separation);
+  return flipped(deepest_over_face(b, face_b.edge, a, b.normal[face_b.edge], face_b.separation));
 }
 
-void disk_piece(const Vec2& c, double r, const Piece& p, double margin,
-                std::vector<PointPair>& out) {
-  Face inside;  // largest n_k.(c - p_k): positive outside, minus the depth inside
-  Face inside_external;
-  for (int k = 0; k < p.size(); ++k) {
-    const double s = p.normal[k].dot(c - p.vertex[k]);
-    if (s > inside.separation) inside = Face{s, k};
-    if ((*p.external)[k] && s > inside_external.separation) inside_external = Face{s, k};
+// Index into the vertex contacts of a pair (vertices of a, then of b) of the vertex at which
+// `pair` sits, or -1.
+int vertex_slot(const Piece& a, const Piece& b, const PointPair& pair, double tolerance2) {
+  for (int k = 0; k < a.size(); ++k)
+    if ((a.vertex[k] - pair.point_a).squaredNorm() <= tolerance2) return k;
+  for (int k = 0; k < b.size(); ++k)
+    if ((b.vertex[k] - pair.point_b).squaredNorm() <= tolerance2) return a.size() + k;
+  return -1;
+}
+
+// The vertex-within-margin rule (docs/polygons.md): one contact for every vertex of either
+// piece whose signed distance to the other piece is below the margin, in the order of the
+// vertices (a's, then b's), so that the order within a pair does not change while the set of
+// vertices within the margin does not. The pair's exact signed distance takes the place of the
+// contact of its vertex (it is never shallower: a vertex inside the other piece is at most the
+// penetration depth from its outside), or is appended when no vertex contact sits there.
+void convex_pair(const Piece& a, const Piece& b, double margin, int stride, int exact_feature,
+                 std::vector<PointPair>& out) {
+  const Face face_a = best_face(a, b);
+  const Face face_b = best_face(b, a);
+  // Every vertex is at least the separation away from the other piece.
+  if (!(std::max(face_a.separation, face_b.separation) < margin)) return;
+  std::vector<std::optional<PointPair>> slot(a.size() + b.size());
+  for (int k = 0; k < a.size(); ++k)
+    if (const auto pair = vertex_on_piece(b, a.vertex[k]); pair && pair->gap < margin)
+      slot[k] = pair, slot[k]->feature = a.feature[k] * stride + b.index;
+  for (int k = 0; k < b.size(); ++k)
+    if (const auto pair = vertex_on_piece(a, b.vertex[k]); pair && pair->gap < margin)
+      slot[a.size() + k] = flipped(*pair),
+                      slot[a.size() + k]->feature = b.feature[k] * stride + a.index;
+  std::optional<PointPair> exact = exact_pair(a, b, face_a, face_b);
+  const bool has_exact = exact && exact->gap < margin;
+  int exact_slot = -1;
+  if (has_exact) {
+    const double size = a.radius + b.radius;
+    exact_slot = vertex_slot(a, b, *exact, std::pow(kDuplicateFraction * size, 2));
+    exact->feature = exact_slot < 0          ? exact_feature
+                     : exact_slot < a.size() ? a.feature[exact_slot] * stride + b.index
+                                             : b.feature[exact_slot - a.size()] * stride + a.index;
+    if (exact_slot >= 0 && (!slot[exact_slot] || exact->gap < slot[exact_slot]->gap))
+      slot[exact_slot] = exact;
   }
-  if (!(inside.separation - r < margin)) return;
-  if (inside.separation > 0.0) {
+  for (const auto& s : slot)
+    if (s) out.push_back(*s);
+  if (has_exact && exact_slot < 0) out.push_back(*exact);
+}
+
+// The disk's closest point on the piece (Euclidean distance when the centre is outside, minus
+// the depth through the nearest outline face when inside); none when it lies inside a diagonal.
+std::optional<PointPair> disk_closest(const Vec2& c, double r, const Piece& p) {
+  double outside = -std::numeric_limits<double>::infinity();
+  for (int k = 0; k < p.size(); ++k) outside = std::max(outside, p.normal[k].dot(c - p.vertex[k]));
+  if (outside > 0.0) {
     const Nearest nearest = closest_on_outline(p, c);
-    if (nearest.inside_particle) return;  // the piece across the diagonal reports it
+    if (nearest.inside_particle) return std::nullopt;  // the piece across the diagonal reports it
     const Vec2 q = nearest.point;
     const double distance = std::sqrt(nearest.distance2);
-    if (!(distance - r < margin)) return;
     const Vec2 n = (q - c) / distance;  // > 0: the centre is outside
-    out.push_back(PointPair{n, c + r * n, q, distance - r});
-    return;
+    return PointPair{n, c + r * n, q, distance - r};
   }
-  const Face ref = inside_external.edge >= 0 ? inside_external : inside;
-  const Vec2 outward = p.normal[ref.edge];
-  out.push_back(
-      PointPair{-outward, c - r * outward, c - ref.separation * outward, ref.separation - r});
+  // The centre inside the particle: through the whole outline (as a vertex inside, above).
+  const PointPair centre = inside_particle(*p.outline, c);
+  return PointPair{centre.normal, c + r * centre.normal, centre.point_b, centre.gap - r};
 }
 
-// Appends the pairs of `found` that no earlier pair of out[first..] duplicates.
-void append_unique(std::vector<PointPair>& out, std::size_t first,
-                   const std::vector<PointPair>& found, double scale) {
-  const double tolerance2 = std::pow(kDuplicateFraction * scale, 2);
-  for (const PointPair& q : found) {
-    bool duplicate = false;
-    for (std::size_t k = first; k < out.size() && !duplicate; ++k)
-      duplicate = (out[k].point_a - q.point_a).squaredNorm() <= tolerance2 &&
-                  (out[k].point_b - q.point_b).squaredNorm() <= tolerance2;
-    if (!duplicate) out.push_back(q);
+// The disk's closest point, then every corner of the piece within the margin of the circle (its
+// gap |v - c| - r along the radius through it), in vertex order; a corner that is the closest
+// point is reported once.
+void disk_piece(const Vec2& c, double r, const Piece& p, double margin, int closest_feature,
+                std::vector<PointPair>& out) {
+  if (auto closest = disk_closest(c, r, p); closest && closest->gap < margin) {
+    closest->feature = closest_feature;
+    out.push_back(*closest);
   }
+  for (int k = 0; k < p.size(); ++k) {
+    const Vec2& v = p.vertex[k];
+    const double distance = (v - c).norm();
+    if (!(distance - r < margin) || !(distance * distance > kCoincident)) continue;
+    const Vec2 n = (v - c) / distance;
+    out.push_back(PointPair{n, c + r * n, v, distance - r, p.feature[k]});
+  }
+}
+
+// Appends the pairs of `found` whose feature no earlier pair of out[first..] has: two pieces
+// sharing an outline vertex both find its contact with a piece of the other particle (the
+// same two points); the deeper is kept.
+void append_unique(std::vector<PointPair>& out, std::size_t first,
+                   const std::vector<PointPair>& found) {
+  for (const PointPair& q : found) {
+    std::size_t k = first;
+    while (k < out.size() && out[k].feature != q.feature) ++k;
+    if (k == out.size())
+      out.push_back(q);
+    else if (q.gap < out[k].gap)
+      out[k] = q;
+  }
+}
+
+// Whether two contacts of one body pair coincide: the same two points (to kDuplicateFraction
+// of the particle size: a vertex inside the other particle whose closest outline point is a
+// corner, and that corner outside the vertex's piece, found with opposite normals and gaps), or
+// points within delta and normals within delta / margin of each other (kMergeFraction).
+bool coincide(const PointPair& p, const PointPair& q, double same, double delta, double margin) {
+  const double a2 = (p.point_a - q.point_a).squaredNorm(),
+               b2 = (p.point_b - q.point_b).squaredNorm();
+  if (a2 <= same * same && b2 <= same * same) return true;
+  return a2 <= delta * delta && b2 <= delta * delta &&
+         (margin * (p.normal - q.normal)).squaredNorm() <= delta * delta;
+}
+
+// Replaces each group of coinciding contacts of out[first..] (connected by `coincide`, so the
+// result does not depend on the order in which they were found) by its deepest, which is the
+// one that constrains the overlap (e.g. a corner inside the other particle whose closest
+// outline point is a corner, and that corner's contact, with the opposite normal and gap). It
+// takes the group's lowest feature, so that the contact keeps its identity while the other
+// corner enters and leaves the margin.
+void merge_coinciding(std::vector<PointPair>& out, std::size_t first, double scale, double margin) {
+  const double same = kDuplicateFraction * scale;
+  const double delta = std::max(kMergeFraction * margin, same);
+  const std::size_t n = out.size() - first;
+  std::vector<std::size_t> group(n);
+  for (std::size_t i = 0; i < n; ++i) group[i] = i;
+  auto root = [&](std::size_t i) {
+    while (group[i] != i) i = group[i] = group[group[i]];
+    return i;
+  };
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (coincide(out[first + i], out[first + j], same, delta, margin)) group[root(i)] = root(j);
+  std::vector<std::size_t> deepest(n, n);
+  std::vector<int> feature(n, std::numeric_limits<int>::max());
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t g = root(i);
+    if (deepest[g] == n || out[first + i].gap < out[first + deepest[g]].gap) deepest[g] = i;
+    feature[g] = std::min(feature[g], out[first + i].feature);
+  }
+  std::vector<PointPair> kept;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t g = root(i);
+    if (deepest[g] != i) continue;
+    kept.push_back(out[first + i]);
+    kept.back().feature = feature[g];
+  }
+  out.resize(first);
+  out.insert(out.end(), kept.begin(), kept.end());
+}
+
+std::vector<Vec2> placed_outline(const Polygon& polygon, const Placement& p) {
+  std::vector<Vec2> out;
+  out.reserve(polygon.outline.size());
+  for (const Vec2& v : polygon.outline) out.push_back(p.rotation * v + p.translation);
+  return out;
 }
 
 }  // namespace
@@ -258,6 +442,11 @@ void append_unique(std::vector<PointPair>& out, std::size_t first,
 void polygon_polygon(const Polygon& a, const Placement& pa, const Polygon& b, const Placement& pb,
                      double margin, std::vector<PointPair>& out) {
   const std::size_t first = out.size();
+  const int vertices_a = static_cast<int>(a.outline.size());
+  const int vertices = vertices_a + static_cast<int>(b.outline.size());
+  // A vertex's contact with each piece of the other particle is its own (a corner in a concave
+  // pocket touches two pieces): feature = vertex * stride + piece.
+  const int stride = static_cast<int>(std::max(a.pieces.size(), b.pieces.size()));
   // Pieces are placed only when their bounding circles come within the margin of a piece of
   // the other particle; most pairs of pieces of two touching particles are culled so.
   auto centre = [](const ConvexPiece& piece, const Placement& p) {
@@ -266,65 +455,54 @@ void polygon_polygon(const Polygon& a, const Placement& pa, const Polygon& b, co
   std::vector<Vec2> centres_b;
   for (const ConvexPiece& piece : b.pieces) centres_b.push_back(centre(piece, pb));
   std::vector<Piece> placed_b(b.pieces.size());
+  const std::vector<Vec2> outline_a = placed_outline(a, pa), outline_b = placed_outline(b, pb);
   std::vector<PointPair> found;
-  for (const ConvexPiece& piece : a.pieces) {
+  for (std::size_t i = 0; i < a.pieces.size(); ++i) {
+    const ConvexPiece& piece = a.pieces[i];
     const Vec2 centre_a = centre(piece, pa);
     Piece piece_a;
     for (std::size_t j = 0; j < b.pieces.size(); ++j) {
       const double reach = piece.radius + b.pieces[j].radius + margin;
       if ((centre_a - centres_b[j]).squaredNorm() > reach * reach) continue;
-      if (piece_a.vertex.empty()) piece_a = place(piece, pa);
-      if (placed_b[j].vertex.empty()) placed_b[j] = place(b.pieces[j], pb);
+      if (piece_a.vertex.empty()) piece_a = place(a, static_cast<int>(i), pa, outline_a, 0);
+      if (placed_b[j].vertex.empty())
+        placed_b[j] = place(b, static_cast<int>(j), pb, outline_b, vertices_a);
       found.clear();
-      convex_pair(piece_a, placed_b[j], margin, found);
-      append_unique(out, first, found, a.radius + b.radius);
+      const int exact_feature = vertices * stride + static_cast<int>(i * b.pieces.size() + j);
+      convex_pair(piece_a, placed_b[j], margin, stride, exact_feature, found);
+      append_unique(out, first, found);
     }
   }
+  merge_coinciding(out, first, a.radius + b.radius, margin);
 }
 
 void disk_polygon(const Vec2& centre, double radius, const Polygon& b, const Placement& pb,
                   double margin, std::vector<PointPair>& out) {
   const std::size_t first = out.size();
   std::vector<PointPair> found;
-  for (const ConvexPiece& piece : b.pieces) {
-    const Piece p = place(piece, pb);
+  const std::vector<Vec2> outline = placed_outline(b, pb);
+  const int vertices = static_cast<int>(b.outline.size());
+  for (std::size_t j = 0; j < b.pieces.size(); ++j) {
+    const Piece p = place(b, static_cast<int>(j), pb, outline, 0);
     const double reach = p.radius + radius + margin;
     if ((p.centre - centre).squaredNorm() > reach * reach) continue;
     found.clear();
-    disk_piece(centre, radius, p, margin, found);
-    append_unique(out, first, found, b.radius + radius);
+    disk_piece(centre, radius, p, margin, vertices + static_cast<int>(j), found);
+    append_unique(out, first, found);
   }
+  merge_coinciding(out, first, b.radius + radius, margin);
 }
 
-// The outline vertices below the margin that matter: the two extreme ones along the wall (the
-// ends of the supporting set) and the deepest (the exact signed distance), each once, in vertex
-// order. A face on the wall gives its two end vertices.
+// Every outline vertex below the margin, in vertex order (the vertex-within-margin rule of
+// docs/polygons.md against a wall: the knots of the chapter's slave surface within reach of a
+// flat master surface, Krabbenhoft/NURBS chapter eq. 4.1-4.2).
 void polygon_halfspace(const Polygon& a, const Placement& pa, const Vec2& point, const Vec2& normal,
                        double margin, std::vector<PointPair>& out) {
-  const Vec2 t(-normal.y(), normal.x());
-  const int n = static_cast<int>(a.outline.size());
-  std::vector<Vec2> w(n);
-  std::vector<double> height(n);
-  int deepest = -1, lowest_t = -1, highest_t = -1;
-  for (int k = 0; k < n; ++k) {
-    w[k] = pa.rotation * a.outline[k] + pa.translation;
-    height[k] = normal.dot(w[k] - point);
-    if (!(height[k] < margin)) continue;
-    if (deepest < 0 || height[k] < height[deepest]) deepest = k;
-    if (lowest_t < 0 || t.dot(w[k]) < t.dot(w[lowest_t])) lowest_t = k;
-    if (highest_t < 0 || t.dot(w[k]) > t.dot(w[highest_t])) highest_t = k;
+  for (int k = 0; k < static_cast<int>(a.outline.size()); ++k) {
+    const Vec2 w = pa.rotation * a.outline[k] + pa.translation;
+    const double height = normal.dot(w - point);
+    if (height < margin) out.push_back(PointPair{-normal, w, w - height * normal, height, k});
   }
-  if (deepest < 0) return;
-  // The deepest vertex joins the two extreme ones only when it is deeper than both by more than
-  // round-off (a flat face on the wall has its extremes as deep as any vertex).
-  const double tie = kDuplicateFraction * a.radius;
-  std::vector<int> chosen{lowest_t, highest_t};
-  if (height[deepest] < std::min(height[lowest_t], height[highest_t]) - tie)
-    chosen.push_back(deepest);
-  std::sort(chosen.begin(), chosen.end());
-  chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());
-  for (const int k : chosen)
-    out.push_back(PointPair{-normal, w[k], w[k] - height[k] * normal, height[k]});
 }
 
 Polygon box_polygon(const Vec2& h) {

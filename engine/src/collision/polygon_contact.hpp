@@ -5,14 +5,15 @@
 //
 // Each pair of convex pieces is the contact problem of Krabbenhoft/NURBS chapter eq. 4.1-4.2
 // with the polygon outline in place of the NURBS boundary: a contact point on one particle, its
-// closest point on the other, the normal n and the signed gap g = (x - y).n. For two pieces, one
-// reported pair realises their exact signed distance (Euclidean distance when apart, minus the
-// penetration depth along the separating axis of least overlap when overlapping). Where the
-// two faces that meet are nearly parallel, the far end of their overlap is reported as well
-// (its gap measured along the same normal, kept when below the margin), so that a face resting
-// on a face carries two contacts and is statically determinate, as the several knot-to-surface
-// contacts of the paper along a face are; the two ends come in the order of their position
-// along the face, whichever is deeper.
+// closest point on the other, the normal n and the signed gap g = (x - y).n. The chapter's
+// knot-to-surface contacts put a contact at every knot within reach of the other surface; here
+// every vertex of either piece whose signed distance to the other piece is below the margin is
+// a contact (the vertex-within-margin rule, docs/polygons.md), at its closest point on the
+// other piece's part of the outline, so that no corner near a face can pass through it within
+// a step unconstrained. One contact of each pair realises the pair's exact signed distance
+// (minus the penetration depth along the axis of least overlap when overlapping). Each contact
+// carries the outline vertex that produced it (PointPair::feature), its identity from step to
+// step; contacts of a pair that coincide (kMergeFraction of the margin) are one.
 #include <vector>
 
 #include "moreau/model/polygon.hpp"
@@ -24,6 +25,10 @@ struct PointPair {
   Vec2 point_a;  // on side a's outline
   Vec2 point_b;  // on side b's outline
   double gap;    // (point_b - point_a).normal, m
+  // What produced it (Contact::feature): outline vertex k of side a is k, of side b
+  // (side a's vertex count) + k; a pair's exact contact away from every vertex, and a disk's
+  // closest point on a piece, the vertex count of both sides + the piece pair's index.
+  int feature = -1;
 };
 
 // Rigid placement x_world = rotation x_local + translation.
@@ -35,11 +40,13 @@ struct Placement {
 void polygon_polygon(const Polygon& a, const Placement& pa, const Polygon& b, const Placement& pb,
                      double margin, std::vector<PointPair>& out);
 
-// Disk (side a, centre and radius in the world) against a polygon (side b).
+// Disk (side a, centre and radius in the world) against a polygon (side b): per piece the
+// closest point, then every corner within the margin of the circle.
 void disk_polygon(const Vec2& centre, double radius, const Polygon& b, const Placement& pb,
                   double margin, std::vector<PointPair>& out);
 
-// Polygon (side a) against the solid half-plane {x : normal.(x - point) <= 0} (side b).
+// Polygon (side a) against the solid half-plane {x : normal.(x - point) <= 0} (side b): every
+// outline vertex below the margin, in vertex order.
 void polygon_halfspace(const Polygon& a, const Placement& pa, const Vec2& point, const Vec2& normal,
                        double margin, std::vector<PointPair>& out);
 

@@ -7,6 +7,8 @@
 
 #include "moreau/contact/contact_system.hpp"
 #include "moreau/core/error.hpp"
+#include "moreau/model/shape.hpp"
+#include "moreau/variational/rigid_escape.hpp"
 #include "solver_report.hpp"
 
 namespace moreau {
@@ -69,29 +71,34 @@ bool remove_floating_clusters(const World& world, const std::vector<Contact>& co
   return any;
 }
 
-// Drops the contacts of unloaded particles with fewer than two contacts (rattlers) and of
-// unloaded floating clusters, until none is left; a loaded particle without contacts has no
-// static solution.
+// Drops the contacts of unloaded rattlers (particles that some rigid motion moves away from all
+// their contacts, `variational::rigid_escape`: one contact or none, a particle held by contacts
+// on one side, an elongated one pinched at its ends that a turn frees) and of unloaded floating
+// clusters, until none is left; a loaded particle without contacts has no static solution.
 std::vector<Contact> without_rattlers(const World& world, std::vector<Contact> contacts,
-                                      const std::vector<Vec6>& load, long& rattlers) {
+                                      const std::vector<Vec6>& load, bool frictional,
+                                      long& rattlers) {
   const int bodies = static_cast<int>(world.bodies.size());
   std::vector<bool> removed(bodies, false);
   for (bool changed = true; changed;) {
     changed = false;
-    std::vector<int> count(bodies, 0);
+    std::vector<std::vector<variational::EscapeContact>> touching(bodies);
     for (const Contact& c : contacts) {
-      ++count[c.body_a];
-      ++count[c.body_b];
+      const double mu = !frictional ? 0.0
+                                    : world.friction.get(world.bodies[c.body_a].material,
+                                                         world.bodies[c.body_b].material);
+      touching[c.body_a].push_back({c.point - world.bodies[c.body_a].position, -c.normal, mu});
+      touching[c.body_b].push_back({c.point - world.bodies[c.body_b].position, c.normal, mu});
     }
     for (int b = 0; b < bodies; ++b) {
       if (!world.bodies[b].is_dynamic() || removed[b]) continue;
       const bool loaded = load[b].norm() > 0.0;
-      if (loaded && count[b] == 0)
+      if (loaded && touching[b].empty())
         throw SimulationError(
             "quasi-static step: particle " + std::to_string(b) + " (" + world.bodies[b].name +
             ") is loaded and has no contact: the static problem (Krabbenhoft/NURBS "
             "chapter eq. 4.16) has no solution");
-      if (!loaded && count[b] < 2) {
+      if (!loaded && variational::is_rattler(touching[b])) {
         removed[b] = true;
         changed = true;
       }
@@ -208,39 +215,110 @@ std::vector<bool> idle_particles(const World& world, const std::vector<Contact>&
   return idle;
 }
 
-// Moves the bodies by the step's displacements: minus the multipliers of the equilibrium rows
-// (eq. 4.8 without the inertia terms) and the prescribed wall displacements; returns them.
-std::vector<Vec3> apply_displacements(World& world, const Equilibrium& eq, const VecX& multipliers,
-                                      const LoadStep& load, const std::vector<bool>& idle) {
+struct Displacements {
+  std::vector<Vec3> move;    // translation per body, m
+  std::vector<double> turn;  // rotation about z per body, rad
+  // The displacement of the body's material point at `point` (linearised, as eq. 4.16's gaps).
+  Vec3 at(const World& world, int b, const Vec3& point) const {
+    const Vec3 r = point - world.bodies[b].position;
+    return move[b] + turn[b] * Vec3(-r.y(), r.x(), 0.0);
+  }
+};
+
+// The step's displacements: minus the multipliers of the equilibrium rows (eq. 4.8 without the
+// inertia terms) and the prescribed wall displacements.
+Displacements step_displacements(const World& world, const Equilibrium& eq, const VecX& multipliers,
+                                 const LoadStep& load) {
   const int bodies = static_cast<int>(world.bodies.size());
-  std::vector<Vec3> move(bodies, Vec3::Zero());
-  std::vector<double> turn(bodies, 0.0);
+  Displacements d{std::vector<Vec3>(bodies, Vec3::Zero()), std::vector<double>(bodies, 0.0)};
   for (int r = 0; r < static_cast<int>(eq.row_body.size()); ++r) {
     const int b = eq.row_body[r];
-    if (eq.row_dof[r] >= 0 && idle[b]) continue;
     const double u = -multipliers(r);
     if (eq.row_dof[r] < 0) {
       for (const WallLoad& w : load.walls) {
-        if (w.body == b) move[b] = u * w.direction;
+        if (w.body == b) d.move[b] = u * w.direction;
       }
     } else if (eq.row_dof[r] < 2) {
-      move[b](eq.row_dof[r]) = u;
+      d.move[b](eq.row_dof[r]) = u;
     } else {
-      turn[b] = u;
+      d.turn[b] = u;
     }
   }
   for (const WallLoad& w : load.walls) {
-    if (w.control == WallControl::displacement) move[w.body] = w.value * w.direction;
+    if (w.control == WallControl::displacement) d.move[w.body] = w.value * w.direction;
+  }
+  return d;
+}
+
+// Holds the idle particles in place where that keeps every contact of theirs admissible: the
+// linearised gap g0 + n.(u_b - u_a) of each, with the particle held and its neighbours moved,
+// at least -tolerance (their forces are zero, so no elastic overlap either). An idle particle
+// whose neighbour moved towards it relied on its own displacement to make room (eq. 4.16
+// satisfied the gaps jointly); holding it then would leave an overlap that the next step has
+// to push apart (the angular biaxial runs measured 0.05-0.5 m at the start of a step), so it
+// moves by eq. 4.16's displacement, which the rattler test has bounded by its gaps. Idle
+// particles are visited in body order; a held one counts as fixed for those after it.
+void hold_idle(const World& world, const std::vector<Contact>& contacts,
+               const std::vector<bool>& idle, double tolerance, Displacements& d,
+               QuasiStaticReport& report) {
+  const int bodies = static_cast<int>(world.bodies.size());
+  std::vector<std::vector<int>> touching(bodies);
+  for (int i = 0; i < static_cast<int>(contacts.size()); ++i) {
+    touching[contacts[i].body_a].push_back(i);
+    touching[contacts[i].body_b].push_back(i);
   }
   for (int b = 0; b < bodies; ++b) {
+    if (!world.bodies[b].is_dynamic() || !idle[b] || touching[b].empty()) continue;
+    const Vec3 move = d.move[b];
+    const double turn = d.turn[b];
+    d.move[b].setZero();
+    d.turn[b] = 0.0;
+    const bool admissible = std::all_of(touching[b].begin(), touching[b].end(), [&](int i) {
+      const Contact& c = contacts[i];
+      return c.gap +
+                 c.normal.dot(d.at(world, c.body_b, c.point) - d.at(world, c.body_a, c.point)) >=
+             -tolerance;
+    });
+    if (admissible) {
+      ++report.idle_particles;
+    } else {
+      d.move[b] = move;
+      d.turn[b] = turn;
+      ++report.idle_released;
+    }
+  }
+}
+
+// Moves the bodies by the step's displacements (velocities stay zero).
+void apply_displacements(World& world, const Displacements& d) {
+  for (int b = 0; b < static_cast<int>(world.bodies.size()); ++b) {
     RigidBody& body = world.bodies[b];
-    body.position += move[b];
-    if (turn[b] != 0.0)
+    body.position += d.move[b];
+    if (d.turn[b] != 0.0)
       body.orientation =
-          (Quat(Eigen::AngleAxisd(turn[b], Vec3::UnitZ())) * body.orientation).normalized();
+          (Quat(Eigen::AngleAxisd(d.turn[b], Vec3::UnitZ())) * body.orientation).normalized();
     if (body.is_dynamic()) body.set_velocity(Vec6::Zero());
   }
-  return move;
+}
+
+// The displacement guard: the largest motion of a point of each particle in the step
+// (|u| + |omega| x the reach of its shape about the body's centre), counted where it exceeds
+// the collision margin. The step's contacts were those within the margin at x0 (eq. 4.16 is
+// linearised there), so such a particle may have passed through a neighbour whose contact was
+// not in the problem; the step reports it rather than refusing it (a rattler's or an idle
+// particle's displacement is zero by construction (a released idle particle's is bounded by its
+// gaps), so this is the particles that carry force or whose displacement eq. 4.16 leaves free along
+// a neutral direction).
+void guard_motion(const World& world, const Displacements& d, double margin,
+                  QuasiStaticReport& report) {
+  for (int b = 0; b < static_cast<int>(world.bodies.size()); ++b) {
+    const RigidBody& body = world.bodies[b];
+    if (!body.is_dynamic()) continue;
+    const double reach = body.shape.offset.norm() + bounding_radius(body.shape.geometry);
+    const double motion = d.move[b].norm() + std::abs(d.turn[b]) * reach;
+    report.largest_motion = std::max(report.largest_motion, motion);
+    if (motion > margin) ++report.overshooting_particles;
+  }
 }
 
 // The total force of the contacts on a wall (body b receives +f, body a -f).
@@ -291,7 +369,7 @@ const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
   QuasiStaticReport report;
   report.step = steps_ + 1;
   report.contacts = without_rattlers(world_, detect_contacts(world_, options_.collision),
-                                     particle_load, report.rattlers);
+                                     particle_load, options_.contact.frictional, report.rattlers);
   const std::vector<Contact>& contacts = report.contacts;
   const int n = static_cast<int>(contacts.size());
 
@@ -335,23 +413,24 @@ const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
   report.interior_point = solution.stats;
   report.solve_seconds = solution.wall_seconds;
   report.forces = n > 0 ? solution.forces : VecX::Zero(0);
-  std::vector<Vec3> move(bodies, Vec3::Zero());
+  Displacements moved{std::vector<Vec3>(bodies, Vec3::Zero()), std::vector<double>(bodies, 0.0)};
   if (report.converged()) {
     // The solver's resolution of a force: its stop test leaves an inactive contact a force of
     // about tolerance x the force scale (force_problem.hpp).
     const double resolution = options_.interior_point.tolerance * problem.force_scale;
     const std::vector<bool> idle = idle_particles(world_, contacts, report.forces, resolution);
-    std::vector<bool> counted(bodies, false);
-    for (const int b : eq.row_body) {
-      if (world_.bodies[b].is_dynamic() && idle[b] && !counted[b]) ++report.idle_particles;
-      counted[b] = true;
-    }
-    move = apply_displacements(world_, eq, solution.multipliers, load, idle);
+    moved = step_displacements(world_, eq, solution.multipliers, load);
+    // Gaps to the solver's resolution in length: its stop test relative to the gaps' scale.
+    hold_idle(world_, contacts, idle, options_.interior_point.tolerance * problem.length_scale,
+              moved, report);
+    apply_displacements(world_, moved);
+    guard_motion(world_, moved, options_.collision.margin, report);
     if (!options_.contact.rigid_tangential())
       history_.store(keys, variational::tangential_forces(solution, n));
   }
   for (const WallLoad& w : load.walls) {
-    report.walls.push_back({w.body, world_.bodies[w.body].position, move[w.body].dot(w.direction),
+    report.walls.push_back({w.body, world_.bodies[w.body].position,
+                            moved.move[w.body].dot(w.direction),
                             wall_force(contacts, report.forces, w.body)});
   }
   const SampleBox& box = options_.box;

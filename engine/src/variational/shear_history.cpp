@@ -10,7 +10,9 @@ std::vector<ContactKey> contact_keys(const std::vector<Contact>& contacts) {
   keys.reserve(contacts.size());
   for (const Contact& c : contacts) {
     const int order = seen[{c.body_a, c.body_b}]++;
-    keys.push_back({c.body_a, c.body_b, order});
+    // The narrow phase's feature where it gives one (stable while a neighbouring feature enters
+    // or leaves the margin), else the order within the pair (negative: the two never mix).
+    keys.push_back({c.body_a, c.body_b, c.feature >= 0 ? c.feature : -1 - order});
   }
   return keys;
 }

@@ -15,6 +15,10 @@ struct Contact {
   Vec3 tangent2 = Vec3::UnitZ();
   Vec3 point = Vec3::Zero();  // midpoint between the two closest points, world frame
   double gap = 0.0;           // signed distance Phi; negative when the shapes overlap, m
+  // The feature of the pair that produced the contact, fixed while that feature is within the
+  // margin (the polygon narrow phase: the outline vertex of side a or b, docs/polygons.md);
+  // -1 where the pair type has none, and the contact's order within the pair identifies it.
+  int feature = -1;
 };
 
 // Completes n to a right-handed orthonormal frame (n, t1, t2). In a 2D world n must lie in

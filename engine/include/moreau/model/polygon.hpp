@@ -12,9 +12,10 @@
 //   - corners are sharp where the NURBS outline is smooth, so a corner touching a face has one
 //     contact and its normal is the face normal (or, corner to corner, the direction between the
 //     two corners);
-//   - a face resting on a face gives two contacts, at the ends of their overlap, as the knots
-//     of the paper's slave surface along a master face would; a concave pocket touched by a
-//     convex particle gives one contact per piece it touches (several per pair);
+//   - every vertex of either particle within the collision margin of the other is a contact
+//     (the vertex-within-margin rule, docs/polygons.md), as every knot of the paper's slave
+//     surface within reach of the master surface is: a face resting on a face gives the corners
+//     of both faces that lie over the other, a concave pocket one contact per piece it touches;
 //   - edges between two pieces (diagonals of the decomposition) lie inside the particle; they
 //     are never used as the reference face of an overlap, so an overlap is always resolved
 //     through the particle's outline.

@@ -21,14 +21,18 @@
 // particle (docs/variational.md): the cost per Newton step grows about linearly with the contacts.
 //
 // Particles that cannot be in equilibrium with the contacts they have are taken out of the
-// step, as granular mechanics treats rattlers: an unloaded particle with fewer than two
-// contacts carries no force (its contacts drop out, iteratively), and so does an unloaded
-// cluster of particles that touch only each other (its rigid motion is free); a loaded
+// step, as granular mechanics treats rattlers: an unloaded particle that some rigid motion
+// (u_x, u_y, omega) moves away from all its contacts, each strictly opening within its friction
+// cone (rigid_escape.hpp), carries no force (its contacts drop out, iteratively), and so does an
+// unloaded cluster of particles that touch only each other (its rigid motion is free); a loaded
 // particle without contacts has no static solution (error). Equilibrium rows that no force reaches
 // (the rotation of a frictionless disk) are dropped when their load is zero. A particle whose
 // contacts all end the step without force (below the solver's resolution, tolerance x force
 // scale) keeps its position: eq. 4.16 leaves its displacement undetermined, and the dynamic
-// problem eq. 4.15, of which it is the limit, moves a particle only by the forces on it.
+// problem eq. 4.15, of which it is the limit, moves a particle only by the forces on it; unless
+// held it would overlap a neighbour that eq. 4.16 moved towards it (the room was made by its
+// own displacement): then it moves by that, which its gaps bound (it is no rattler).
+// A particle moving by more than the collision margin in one step is counted in the report.
 #include <limits>
 #include <vector>
 
@@ -90,7 +94,15 @@ struct QuasiStaticReport {
   double area = std::numeric_limits<double>::quiet_NaN();  // the sample "volume" in 2D, m^2
   long rattlers = 0;                                       // particles taken out of the step
   long idle_particles = 0;  // particles of the problem whose contacts carry no force: not moved
+  // Idle particles moved after all: held, they would overlap a neighbour that eq. 4.16 moved
+  // towards them (their own displacement, bounded by their gaps, made the room).
+  long idle_released = 0;
   long persistent_contacts = 0;  // contacts that carried a shear history
+  // The displacement guard: particles a point of which moved by more than the collision margin
+  // in the step (applied, but the step may have crossed contacts outside its problem), and the
+  // largest such motion (|u| + |omega| x reach), m.
+  long overshooting_particles = 0;
+  double largest_motion = 0.0;
   conic::InteriorPointStats interior_point;
   double solve_seconds = 0.0;  // wall-clock of the conic solve
   bool converged() const { return interior_point.status == conic::InteriorPointStatus::converged; }

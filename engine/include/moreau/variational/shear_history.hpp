@@ -3,11 +3,11 @@
 // finite tangential stiffness the tangential force of a persistent contact is carried from one
 // step to the next (Sec. 4.3: "requires the tracking of shear forces at contact points").
 //
-// A contact persists when the next detection finds the same (body a, body b, order within the
-// pair): the narrow phase reports a pair's contacts in a fixed order (the two ends of a face
-// pair along the face, docs/polygons.md), so a face rocking on a face keeps its contacts'
-// histories. A contact that is not found again loses its history (it opened); a new one starts
-// from q0 = 0.
+// A contact persists when the next detection finds the same (body a, body b, feature): the
+// polygon narrow phase names the outline vertex that produced each contact (Contact::feature,
+// docs/polygons.md), so a corner keeps its history while its neighbours enter and leave the
+// margin; pair types without features are matched by their order within the pair. A contact that is
+// not found again loses its history (it opened); a new one starts from q0 = 0.
 #include <map>
 #include <tuple>
 #include <vector>
@@ -19,7 +19,7 @@ namespace moreau::variational {
 struct ContactKey {
   int body_a = -1;
   int body_b = -1;
-  int order = 0;  // index among the contacts of the pair, in the narrow phase's order
+  int order = 0;  // Contact::feature, or -1 - (index among the contacts of the pair)
   auto operator<=>(const ContactKey&) const = default;
 };
 
