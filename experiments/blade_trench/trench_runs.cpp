@@ -107,7 +107,10 @@ void print_progress(const RunSpec& spec, const Stepper& stepper, long total, con
                     double rate) {
   std::cout << spec.label << ": step " << stepper.steps_taken() << "/" << total
             << ", t = " << stepper.world().time << " s, draft " << row.draft << " N";
-  if (row.krylov > 0) std::cout << ", Krylov iterations " << row.krylov << " in the last window";
+  if (row.krylov > 0)
+    std::cout << ", Krylov iterations " << row.krylov << " and solver iterations "
+              << row.solver_iterations << " in the last window";
+  std::cout << " (" << row.cpu_seconds << " s of CPU, " << row.contacts << " contacts)";
   std::cout << ", merit " << row.merit << ", about "
             << static_cast<long>((total - stepper.steps_taken()) / rate) << " s left" << std::endl;
 }
