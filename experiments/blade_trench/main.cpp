@@ -71,6 +71,7 @@ std::string tolerance_name(double tolerance) {
 struct Options {
   bool complete = false;
   bool resume = false;
+  bool settle_only = false;
   SizeOptions size;
 };
 
@@ -91,8 +92,8 @@ double number_after(int& i, int argc, char** argv) {
   return x;
 }
 
-// --complete, --resume, --spheres N and --cost SECONDS are this experiment's own; the rest go
-// to ExperimentArguments.
+// --complete, --resume, --settle-only, --spheres N and --cost SECONDS are this experiment's
+// own; the rest go to ExperimentArguments.
 Options own_options(int& argc, char** argv) {
   Options o;
   int kept = 1;
@@ -102,6 +103,8 @@ Options own_options(int& argc, char** argv) {
       o.complete = true;
     } else if (a == "--resume") {
       o.resume = true;
+    } else if (a == "--settle-only") {
+      o.settle_only = true;
     } else if (a == "--spheres") {
       const double n = number_after(i, argc, argv);
       if (n != std::floor(n) || n < 1 || n > 1e8)
@@ -505,6 +508,14 @@ int main(int argc, char** argv) {
     fs::create_directories(dir);
     const TrenchConfig config = trench_config(args.scale, own.complete, own.size);
     const Start start = prepare(config, dir, results);
+    // The settling of the full scale is a job of its own (README.md): the packing goes to
+    // the cache, where the ploughing runs find it.
+    if (own.settle_only) {
+      results.add_file("settled_packing.json", "raw");
+      results.add_file("trench_scene.json", "raw");
+      results.write(dir);
+      return 0;
+    }
     // Checkpoints at the full scale always, at the quick scale when asked to resume.
     const fs::path checkpoints = own.resume || args.full() ? dir / "checkpoints" : fs::path();
     const SpecFor spec = [&](const std::string& label, const std::string& slug, double duration) {

@@ -26,15 +26,18 @@ TrenchConfig scale_config(const std::string& scale, bool complete) {
       c.pgj_duration = end;
       c.pgj_coarse_duration = end;
     } else {
-      // The main job: DEM and the tolerances the checks compare (1e-3 ... 1e-6) over one
-      // second of steady draft, 1e-2 over its first 0.3 s (it separates, if at all, there),
-      // PGJ h = 1e-3 over 0.1 s. Not timed: README.md estimates it, and it does not fit two
-      // hours with today's IPM.
-      const double end = 2.5;
-      c.dem_duration = end;
-      c.ipm = {{1e-2, 0.3}, {1e-3, end}, {1e-4, end}, {1e-5, end}, {1e-6, end}};
-      c.pgj_duration = 0.1;
-      c.pgj_coarse_duration = end;
+      // The main job: what about two hours of one core afford at this scale (README.md, "Cost
+      // at the published scale", measured): the start of the ploughing from the settled
+      // packing, DEM and IPM 1e-3 over 0.1 s and IPM 1e-5 over 0.05 s. Table 1's cost
+      // columns (Krylov iterations per step, error) at the published size; the steady part
+      // is not reached, so the draft checks are not evaluated (NaN). `--complete` is the
+      // configuration the claim needs.
+      c.dem_duration = 0.1;
+      c.ipm = {{1e-3, 0.1}, {1e-5, 0.05}};
+      c.pgj_duration = 0.0;
+      c.pgj_coarse_duration = 0.0;
+      c.checkpoint_every = 5;  // 0.05 s; a checkpoint of 105,144 grains is about 30 MB
+      return c;
     }
     c.checkpoint_every = 10;
     return c;
