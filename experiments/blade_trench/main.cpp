@@ -221,8 +221,7 @@ void write_series(const fs::path& path, const std::vector<RunResult>& runs) {
       out << r.label << "," << w.time << "," << w.draft << "," << w.krylov << ","
           << w.solver_iterations << "," << w.merit << "," << w.error << "," << w.seconds << ","
           << w.contacts << "," << w.fast_grains << "," << w.max_speed << "," << w.not_converged
-          << "," << w.solver_seconds << "," << w.collision_seconds << "," << w.cpu_seconds
-          << "\n";
+          << "," << w.solver_seconds << "," << w.collision_seconds << "," << w.cpu_seconds << "\n";
 }
 
 // The grains and the blade at the end of a run, for the snapshot of Fig. 9.

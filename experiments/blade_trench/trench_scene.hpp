@@ -54,7 +54,7 @@ struct Settled {
   long steps = 0;
   double seconds = 0.0;      // wall time of the settling (0 when read from the cache)
   double cpu_seconds = 0.0;  // its CPU time, all threads (0 when read from the cache)
-  double max_speed = 0.0;  // largest grain speed when it stopped, m/s
+  double max_speed = 0.0;    // largest grain speed when it stopped, m/s
   bool from_cache = false;
 };
 
