@@ -26,7 +26,7 @@ TrenchConfig scale_config(const std::string& scale, bool complete) {
       c.pgj_duration = end;
       c.pgj_coarse_duration = end;
     } else {
-      // The main job: what about two hours of one core afford at this scale (README.md, "Cost
+      // The main job: what about two hours of one core buy at this scale (README.md, "Cost
       // at the published scale", measured): the start of the ploughing from the settled
       // packing, DEM and IPM 1e-3 over 0.1 s and IPM 1e-5 over 0.05 s. Table 1's cost
       // columns (Krylov iterations per step, error) at the published size; the steady part
