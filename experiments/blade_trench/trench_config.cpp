@@ -36,7 +36,7 @@ TrenchConfig scale_config(const std::string& scale, bool complete) {
       c.ipm = {{1e-3, 0.1}, {1e-5, 0.05}};
       c.pgj_duration = 0.0;
       c.pgj_coarse_duration = 0.0;
-      c.checkpoint_every = 5;  // 0.05 s; a checkpoint of 105,144 grains is about 30 MB
+      c.checkpoint_every = 5;  // 0.05 s; a checkpoint of 105,144 grains is about 50 MB
       return c;
     }
     c.checkpoint_every = 10;
