@@ -71,9 +71,29 @@ std::string tolerance_name(double tolerance) {
 struct Options {
   bool complete = false;
   bool resume = false;
+  bool settle_only = false;
+  SizeOptions size;
 };
 
-// --complete and --resume are this experiment's own; the rest go to ExperimentArguments.
+// The value after option argv[i] (a number), advancing i.
+double number_after(int& i, int argc, char** argv) {
+  const std::string name = argv[i];
+  if (i + 1 >= argc) throw InputError(name + ": expected a number after it");
+  const std::string value = argv[++i];
+  std::size_t used = 0;
+  double x = std::nan("");
+  try {
+    x = std::stod(value, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != value.size() || !std::isfinite(x))
+    throw InputError(name + ": expected a number, got \"" + value + "\"");
+  return x;
+}
+
+// --complete, --resume, --settle-only, --spheres N and --cost SECONDS are this experiment's
+// own; the rest go to ExperimentArguments.
 Options own_options(int& argc, char** argv) {
   Options o;
   int kept = 1;
@@ -83,6 +103,15 @@ Options own_options(int& argc, char** argv) {
       o.complete = true;
     } else if (a == "--resume") {
       o.resume = true;
+    } else if (a == "--settle-only") {
+      o.settle_only = true;
+    } else if (a == "--spheres") {
+      const double n = number_after(i, argc, argv);
+      if (n != std::floor(n) || n < 1 || n > 1e8)
+        throw InputError(std::string("--spheres: expected a whole number, got ") + argv[i]);
+      o.size.spheres = static_cast<int>(n);
+    } else if (a == "--cost") {
+      o.size.cost_duration = number_after(i, argc, argv);
     } else {
       argv[kept++] = argv[i];
     }
@@ -186,13 +215,13 @@ void write_series(const fs::path& path, const std::vector<RunResult>& runs) {
   std::ofstream out(path);
   out << std::setprecision(8)
       << "run,time,draft,krylov,solver_iterations,merit,error,seconds,contacts,fast_grains,"
-         "max_speed,not_converged,solver_seconds,collision_seconds\n";
+         "max_speed,not_converged,solver_seconds,collision_seconds,cpu_seconds\n";
   for (const RunResult& r : runs)
     for (const WindowRow& w : r.windows)
       out << r.label << "," << w.time << "," << w.draft << "," << w.krylov << ","
           << w.solver_iterations << "," << w.merit << "," << w.error << "," << w.seconds << ","
           << w.contacts << "," << w.fast_grains << "," << w.max_speed << "," << w.not_converged
-          << "," << w.solver_seconds << "," << w.collision_seconds << "\n";
+          << "," << w.solver_seconds << "," << w.collision_seconds << "," << w.cpu_seconds << "\n";
 }
 
 // The grains and the blade at the end of a run, for the snapshot of Fig. 9.
@@ -406,6 +435,7 @@ Start prepare(const TrenchConfig& config, const fs::path& dir, ExperimentResults
   results.measure("settling wall time", settled.seconds, "s",
                   settled.from_cache ? "read from the cache"
                                      : std::to_string(settled.steps) + " SHAKE steps of 2 ms");
+  if (!settled.from_cache) results.measure("settling CPU time", settled.cpu_seconds, "s");
   return start;
 }
 
@@ -475,8 +505,16 @@ int main(int argc, char** argv) {
     ExperimentResults results(kExperiment, args.scale, Reference::load(args.reference_directory));
     const fs::path dir = args.output_directory;
     fs::create_directories(dir);
-    const TrenchConfig config = trench_config(args.scale, own.complete);
+    const TrenchConfig config = trench_config(args.scale, own.complete, own.size);
     const Start start = prepare(config, dir, results);
+    // The settling of the full scale is a job of its own (README.md): the packing goes to
+    // the cache, where the ploughing runs find it.
+    if (own.settle_only) {
+      results.add_file("settled_packing.json", "raw");
+      results.add_file("trench_scene.json", "raw");
+      results.write(dir);
+      return 0;
+    }
     // Checkpoints at the full scale always, at the quick scale when asked to resume.
     const fs::path checkpoints = own.resume || args.full() ? dir / "checkpoints" : fs::path();
     const SpecFor spec = [&](const std::string& label, const std::string& slug, double duration) {

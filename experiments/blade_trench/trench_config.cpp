@@ -1,10 +1,14 @@
 #include "trench_config.hpp"
 
+#include <cmath>
+#include <string>
+
 #include "moreau/core/error.hpp"
 
 namespace blade_trench {
+namespace {
 
-TrenchConfig trench_config(const std::string& scale, bool complete) {
+TrenchConfig scale_config(const std::string& scale, bool complete) {
   TrenchConfig c;
   if (scale == "full") {
     // Kleinert Sec. 5: 105,144 spheres, blade 0.2 m wide at 0.2 m depth. Ours: a trench 1 m
@@ -22,15 +26,18 @@ TrenchConfig trench_config(const std::string& scale, bool complete) {
       c.pgj_duration = end;
       c.pgj_coarse_duration = end;
     } else {
-      // The main job: DEM and the tolerances the checks compare (1e-3 ... 1e-6) over one
-      // second of steady draft, 1e-2 over its first 0.3 s (it separates, if at all, there),
-      // PGJ h = 1e-3 over 0.1 s. Not timed: README.md estimates it, and it does not fit two
-      // hours with today's IPM.
-      const double end = 2.5;
-      c.dem_duration = end;
-      c.ipm = {{1e-2, 0.3}, {1e-3, end}, {1e-4, end}, {1e-5, end}, {1e-6, end}};
-      c.pgj_duration = 0.1;
-      c.pgj_coarse_duration = end;
+      // The main job: what about two hours of one core buy at this scale (README.md, "Cost
+      // at the published scale", measured): the start of the ploughing from the settled
+      // packing, DEM and IPM 1e-3 over 0.1 s and IPM 1e-5 over 0.05 s. Table 1's cost
+      // columns (Krylov iterations per step, error) at the published size; the steady part
+      // is not reached, so the draft checks are not evaluated (NaN). `--complete` is the
+      // configuration the claim needs.
+      c.dem_duration = 0.1;
+      c.ipm = {{1e-3, 0.1}, {1e-5, 0.05}};
+      c.pgj_duration = 0.0;
+      c.pgj_coarse_duration = 0.0;
+      c.checkpoint_every = 5;  // 0.05 s; a checkpoint of 105,144 grains is about 50 MB
+      return c;
     }
     c.checkpoint_every = 10;
     return c;
@@ -48,6 +55,44 @@ TrenchConfig trench_config(const std::string& scale, bool complete) {
   c.pgj_duration = end;
   c.pgj_coarse_duration = end;
   c.checkpoint_every = 5;  // written only with --resume (quick runs need none)
+  return c;
+}
+
+}  // namespace
+
+TrenchConfig trench_config(const std::string& scale, bool complete, const SizeOptions& size) {
+  TrenchConfig c = scale_config(scale, complete);
+  if (size.spheres != 0) {
+    if (size.spheres < 300)
+      throw moreau::InputError("--spheres: at least 300, got " + std::to_string(size.spheres));
+    const double grow = size.spheres / static_cast<double>(c.geometry.spheres);
+    c.geometry.spheres = size.spheres;
+    if (scale == "quick") {
+      // Length and width grow together, the fill depth and the blade stay: contacts per grain
+      // and the blade's load stay those of the quick trench while the problem grows.
+      c.geometry.length *= std::sqrt(grow);
+      c.geometry.width *= std::sqrt(grow);
+    } else {
+      // The published cross-section (width, fill depth, blade) over a shorter trench: the cost
+      // per step at the full depth, which sets the conditioning, for a fraction of the grains.
+      c.geometry.length *= grow;
+      if (c.geometry.length < 0.3)
+        throw moreau::InputError("--spheres: the full trench shortened to " +
+                                 std::to_string(size.spheres) +
+                                 " spheres is shorter than 0.3 m; use at least 9,013");
+    }
+  }
+  if (size.cost_duration != 0.0) {
+    if (!(size.cost_duration > 0.0) || !std::isfinite(size.cost_duration))
+      throw moreau::InputError("--cost: expected a duration > 0 s, got " +
+                               std::to_string(size.cost_duration));
+    const double d = size.cost_duration;
+    c.ipm = {{1e-3, d}, {1e-5, d}};
+    c.dem_duration = d;
+    c.pgj_duration = 0.0;
+    c.pgj_coarse_duration = 0.0;
+    c.steady_start = 0.0;
+  }
   return c;
 }
 

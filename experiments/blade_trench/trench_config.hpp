@@ -23,7 +23,18 @@ struct TrenchConfig {
   long checkpoint_every = 0;         // windows of 10 ms between checkpoints (0: none)
 };
 
+// Options that change the configuration of a scale (README.md, "Cost at the published scale").
+struct SizeOptions {
+  // Another number of grains; 0: the scale's own. Quick: the trench grows in length and width
+  // (both by sqrt(spheres / 300)), blade and fill depth fixed. Full: the published
+  // cross-section (width, fill depth, blade) over a trench shortened to the count.
+  int spheres = 0;
+  // > 0: the cost run, DEM and IPM 1e-3 and 1e-5 over this many seconds of ploughing and no
+  // PGJ, for the cost per step at a size.
+  double cost_duration = 0.0;
+};
+
 // scale: "quick" or "full"; complete: every tolerance over the whole duration (full only).
-TrenchConfig trench_config(const std::string& scale, bool complete);
+TrenchConfig trench_config(const std::string& scale, bool complete, const SizeOptions& size = {});
 
 }  // namespace blade_trench

@@ -1,5 +1,7 @@
 #include "trench_runs.hpp"
 
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -25,7 +27,7 @@ constexpr double kProgressInterval = 5.0;  // s between progress lines
 json row_json(const WindowRow& r) {
   return json::array({r.time, r.draft, r.krylov, r.solver_iterations, r.merit, r.error, r.seconds,
                       r.contacts, r.fast_grains, r.max_speed, r.not_converged, r.solver_seconds,
-                      r.collision_seconds});
+                      r.collision_seconds, r.cpu_seconds});
 }
 
 // JSON has no NaN: nlohmann writes it as null (the DEM's and PGJ's error(gamma, u)).
@@ -48,6 +50,8 @@ WindowRow row_from(const json& a) {
   r.not_converged = a.at(10);
   r.solver_seconds = a.at(11);
   r.collision_seconds = a.at(12);
+  // Progress files written before the CPU time was kept have 13 columns.
+  r.cpu_seconds = a.size() > 13 ? number(a.at(13)) : std::nan("");
   return r;
 }
 
@@ -103,12 +107,21 @@ void print_progress(const RunSpec& spec, const Stepper& stepper, long total, con
                     double rate) {
   std::cout << spec.label << ": step " << stepper.steps_taken() << "/" << total
             << ", t = " << stepper.world().time << " s, draft " << row.draft << " N";
-  if (row.krylov > 0) std::cout << ", Krylov iterations " << row.krylov << " in the last window";
+  if (row.krylov > 0)
+    std::cout << ", Krylov iterations " << row.krylov << " and solver iterations "
+              << row.solver_iterations << " in the last window";
+  std::cout << " (" << row.cpu_seconds << " s of CPU, " << row.contacts << " contacts)";
   std::cout << ", merit " << row.merit << ", about "
             << static_cast<long>((total - stepper.steps_taken()) / rate) << " s left" << std::endl;
 }
 
 }  // namespace
+
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
 
 double blade_impulse_against_motion(const StepReport& report, int blade) {
   double x = 0.0;
@@ -152,6 +165,7 @@ RunResult run_windows(const RunSpec& spec, Stepper& stepper, int grains,
       WindowRow row;
       double samples = 0.0, errors = 0.0;
       const Clock::time_point start = Clock::now();
+      const double cpu_start = process_cpu_seconds();
       for (long k = 0; k < per_window; ++k) {
         const StepReport& report = stepper.step();
         const SolverStats& s = report.solver_stats;
@@ -173,6 +187,7 @@ RunResult run_windows(const RunSpec& spec, Stepper& stepper, int grains,
         if (s.termination != Termination::not_run && !s.converged) ++row.not_converged;
       }
       row.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      row.cpu_seconds = process_cpu_seconds() - cpu_start;
       row.time = stepper.world().time;
       row.draft /= std::max(samples, 1.0);
       row.error = errors > 0.0 ? row.error / errors : std::nan("");

@@ -30,6 +30,7 @@ struct WindowRow {
   double merit = 0.0;              // largest merit of a step in the window
   double error = 0.0;              // mean of the IPM's error(gamma, u) over the window's steps
   double seconds = 0.0;            // wall time of the window
+  double cpu_seconds = 0.0;        // CPU time of the process (all threads) in the window
   double solver_seconds = 0.0;     // of the contact solves (0 for the DEM)
   double collision_seconds = 0.0;  // broad and narrow phase (0 for the DEM)
   double contacts = 0.0;           // mean contacts per step
@@ -59,6 +60,9 @@ struct RunResult {
   std::string failure;               // why the run stopped early (empty if it ran to the end)
   double real_time_factor() const { return simulated > 0.0 ? wall_seconds / simulated : 0.0; }
 };
+
+// CPU time of this process, all threads, s: on a loaded machine the cost that wall time hides.
+double process_cpu_seconds();
 
 // The horizontal (x) impulse of the grains on the blade in the last step, against the blade's
 // motion (+x), from the report's contacts and impulses.

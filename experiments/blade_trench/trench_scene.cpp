@@ -15,6 +15,7 @@
 #include "moreau/io/checkpoint.hpp"
 #include "moreau/io/scene.hpp"
 #include "moreau/registry/solver_registry.hpp"
+#include "trench_runs.hpp"
 
 namespace blade_trench {
 namespace {
@@ -219,8 +220,12 @@ Settled settled_trench(const TrenchGeometry& g, const fs::path& cache) {
     }
   }
   const Clock::time_point start = Clock::now();
+  const double cpu_start = process_cpu_seconds();
   settled.steps = settle(world, g, pour_lattice(g).height);
   settled.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  settled.cpu_seconds = process_cpu_seconds() - cpu_start;
+  std::cout << "settling: " << settled.steps << " steps, " << settled.seconds << " s wall, "
+            << settled.cpu_seconds << " s CPU" << std::endl;
   settled.max_speed = max_grain_speed(world);
   if (settled.max_speed >= kSettledSpeed)
     throw SimulationError("trench " + g.tag() + ": the fill did not come to rest (largest speed " +

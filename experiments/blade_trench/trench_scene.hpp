@@ -52,8 +52,9 @@ Packing measure_packing(const moreau::World& world, const TrenchGeometry& g);
 struct Settled {
   std::filesystem::path checkpoint;  // the settled packing, blade at rest
   long steps = 0;
-  double seconds = 0.0;    // wall time of the settling (0 when read from the cache)
-  double max_speed = 0.0;  // largest grain speed when it stopped, m/s
+  double seconds = 0.0;      // wall time of the settling (0 when read from the cache)
+  double cpu_seconds = 0.0;  // its CPU time, all threads (0 when read from the cache)
+  double max_speed = 0.0;    // largest grain speed when it stopped, m/s
   bool from_cache = false;
 };
 

@@ -123,7 +123,12 @@ const StepReport& ContactDynamicsStepper::step() {
   }
 
   before_detection(state);
-  build_problem(state, detect_contacts(world_, collision_, &report.collision_stats), report);
+  // The detector keeps its arrays from step to step, and the contact list of two steps ago
+  // (handed back below) lends its capacity: on a large world neither is new memory whose pages
+  // the kernel faults in and zeroes at every step.
+  std::vector<Contact> candidates = std::move(spare_contacts_);
+  detector_.detect(world_, collision_, candidates, &report.collision_stats);
+  build_problem(state, std::move(candidates), report);
   report.active_contacts = static_cast<long>(report.contacts.size());
 
   VecX impulses = VecX::Zero(state.rows * static_cast<long>(report.contacts.size()));
@@ -142,6 +147,8 @@ const StepReport& ContactDynamicsStepper::step() {
   report.impulses = std::move(impulses);
   after_velocity_update(state, report);
   update_positions(state);
+  // last_report() keeps this step's contacts; the previous step's list becomes the spare.
+  spare_contacts_ = std::move(report_.contacts);
   return finish_step(std::move(report));
 }
 

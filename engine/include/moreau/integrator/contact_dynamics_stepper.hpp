@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "moreau/collision/collision_detector.hpp"
 #include "moreau/contact/contact_system.hpp"
 #include "moreau/integrator/stepper.hpp"
 
@@ -83,6 +84,8 @@ class ContactDynamicsStepper : public Stepper {
   double time_step_;
   bool frictional_;
   CollisionOptions collision_;
+  CollisionDetector detector_;
+  std::vector<Contact> spare_contacts_;  // capacity for the next step's detection
   void solve(StepState& state, VecX& impulses, StepReport& report) const;
   void notify_problem(const StepState& state, const VecX& impulses, const StepReport& report);
 };
