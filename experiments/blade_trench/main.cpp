@@ -434,7 +434,7 @@ Start prepare(const TrenchConfig& config, const fs::path& dir, ExperimentResults
                   "published 0.2 m");
   results.measure("settling wall time", settled.seconds, "s",
                   settled.from_cache ? "read from the cache"
-                                     : std::to_string(settled.steps) + " SHAKE steps of 2 ms");
+                                     : std::to_string(settled.steps) + " DEM steps (soft, stiffening, stiff)");
   if (!settled.from_cache) results.measure("settling CPU time", settled.cpu_seconds, "s");
   return start;
 }

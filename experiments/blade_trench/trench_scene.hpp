@@ -70,6 +70,7 @@ moreau::World trench_world(const TrenchGeometry& g, double density, double blade
 // Largest speed of a dynamic body, m/s, and the number of them faster than `limit`.
 struct Speeds {
   double max_speed = 0.0;
+  double fastest_height = 0.0;  // height of the fastest grain's centre, m
   int above = 0;
 };
 Speeds grain_speeds(const moreau::World& world, double limit);

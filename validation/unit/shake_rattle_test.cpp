@@ -45,11 +45,11 @@ struct OneThread {
 };
 BOOST_TEST_GLOBAL_FIXTURE(OneThread);
 
-std::unique_ptr<ContactSolver> make(const std::string& name) {
+std::unique_ptr<ContactSolver> make(const std::string& name, bool warm_start = false) {
   SolverOptions common;
   common.tolerance = kSolverTolerance;
   common.record_history = false;
-  common.warm_start = false;
+  common.warm_start = warm_start;
   common.max_iterations = name == "pgj" ? 200000 : 20000;
   AnySolverOptions options = default_solver_options(name, common);
   // Jacobi splitting needs omega < 2 / lambda.
@@ -366,4 +366,49 @@ BOOST_AUTO_TEST_CASE(SceneSelectsShakeOrRattle) {
   BOOST_TEST(refused({{"scheme", "leapfrog"}}, "scheme"));
   BOOST_TEST(refused({{"scheme", "shake"}, {"impact_law", "plastic"}}, "impact_law"));
   BOOST_TEST(refused({{"scheme", "shake"}, {"closed_gap", 1e-9}}, "closed_gap"));
+  BOOST_TEST(!shake.shake.warm_start);  // Kleinert's default: each CCP from zero
+  BOOST_TEST(
+      parse_scene(scene_with({{"scheme", "shake"}, {"warm_start", true}}), "t").shake.warm_start);
+  BOOST_TEST(refused({{"scheme", "semi_implicit_euler"}, {"warm_start", true}}, "warm_start"));
+}
+
+// ShakeOptions::warm_start: a column of 5 non-rotating spheres resting on the floor carries,
+// each step, the closed-form impulses (5 - k) m g h on its k-th contact from below (SHAKE with
+// the gaps closed and the column at rest: r = -g h per sphere). Warm-started from the previous
+// step's impulses, the solver starts at that solution and has nothing to iterate from the
+// second step on; from zero it iterates every step. Both give the closed form.
+BOOST_AUTO_TEST_CASE(WarmStartStartsFromThePreviousImpulses) {
+  const double radius = 0.05, h = 1e-2;
+  const int count = 5;
+  const auto iterations_at_step_3 = [&](bool warm) {
+    World world = ground_and_ball(radius, 0.0, 0.0, kGravity);
+    for (int k = 1; k < count; ++k) {
+      RigidBody ball = world.bodies[1];
+      ball.name = "ball " + std::to_string(k);
+      ball.position.y() = radius + 2.0 * radius * k;
+      world.add_body(ball);
+    }
+    ShakeOptions o = options(ShakeScheme::shake, h, false, 0.5 * radius);
+    o.warm_start = warm;
+    ShakeStepper stepper(world, o, make("apgd", true));
+    int iterations = 0;
+    for (int step = 1; step <= 3; ++step) {
+      const StepReport& report = stepper.step();
+      BOOST_REQUIRE(report.solver_stats.converged);
+      BOOST_REQUIRE_EQUAL(report.contacts.size(), static_cast<std::size_t>(count));
+      const double weight_impulse = world.bodies[1].mass * kGravity * h;
+      for (std::size_t c = 0; c < report.contacts.size(); ++c) {
+        // The contact under the sphere of body index b (1 = the lowest) carries the weight of
+        // the spheres from it up: count - (b - 1) of them.
+        const int below = std::max(report.contacts[c].body_a, report.contacts[c].body_b) - 1;
+        BOOST_TEST(report.impulses(c) / weight_impulse == count - below,
+                   boost::test_tools::tolerance(kClosedFormTolerance));
+      }
+      iterations = report.solver_stats.iterations;
+    }
+    return iterations;
+  };
+  const int warm = iterations_at_step_3(true), cold = iterations_at_step_3(false);
+  BOOST_TEST(warm <= 1);
+  BOOST_TEST(cold > warm);
 }

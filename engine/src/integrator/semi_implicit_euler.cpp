@@ -1,9 +1,7 @@
 #include "moreau/integrator/semi_implicit_euler.hpp"
 
 #include <cmath>
-#include <map>
 #include <string>
-#include <tuple>
 
 #include "moreau/core/error.hpp"
 
@@ -71,30 +69,12 @@ double SemiImplicitEulerStepper::normal_offset(const Contact& c, double dt) cons
 }
 
 void SemiImplicitEulerStepper::initial_guess(const StepReport& report, VecX& impulses) {
-  // Warm start from the previous step's impulses of the same body pair and point ordinal.
-  const int rows = report.rows_per_contact;
-  const std::vector<Contact>& contacts = report.contacts;
-  if (!solver().options().warm_start || previous_impulses_.size() == 0 ||
-      previous_impulses_.size() != static_cast<Eigen::Index>(previous_contacts_.size()) * rows)
-    return;
-  std::map<std::tuple<int, int, int>, int> previous;
-  std::map<std::pair<int, int>, int> ordinal;
-  for (int i = 0; i < static_cast<int>(previous_contacts_.size()); ++i) {
-    const auto key = std::make_pair(previous_contacts_[i].body_a, previous_contacts_[i].body_b);
-    previous[{key.first, key.second, ordinal[key]++}] = i;
-  }
-  ordinal.clear();
-  for (int i = 0; i < static_cast<int>(contacts.size()); ++i) {
-    const auto key = std::make_pair(contacts[i].body_a, contacts[i].body_b);
-    const auto it = previous.find({key.first, key.second, ordinal[key]++});
-    if (it != previous.end())
-      impulses.segment(rows * i, rows) = previous_impulses_.segment(rows * it->second, rows);
-  }
+  if (solver().options().warm_start)
+    warm_start_.apply(report.contacts, report.rows_per_contact, impulses);
 }
 
 void SemiImplicitEulerStepper::after_velocity_update(StepState& state, StepReport& report) {
-  previous_contacts_ = report.contacts;
-  previous_impulses_ = report.impulses;
+  warm_start_.remember(report.contacts, report.impulses);
   if (!options_.compatible.enabled) return;
   // Olsen & Kamrin Alg. 1, step 2: F~ from the velocities (eq. 37) with M at the start of the
   // step.

@@ -86,10 +86,16 @@ ShakeStepper::ShakeStepper(World& world, ShakeOptions options,
 // The SHAKE CCP (Kleinert eq. 18-20): u = N gamma + r, N = G M^-1 G^T,
 // r = g(q^j) / h + dg/dt + G (v^{j-1/2} + M^-1 k^j): every potential contact enters with the
 // gap rate g(q^j) / h of eq. 17 (the default normal offset); dg/dt is the prescribed bodies'
-// share of G v, which the free velocity holds. The solve starts from zero impulses.
+// share of G v, which the free velocity holds. The solve starts from zero impulses unless
+// options_.warm_start.
 void ShakeStepper::build_problem(StepState& state, std::vector<Contact> candidates,
                                  StepReport& report) {
   build_offset_problem(state, std::move(candidates), report, options_.friction_model);
+}
+
+void ShakeStepper::initial_guess(const StepReport& report, VecX& impulses) {
+  if (options_.warm_start && solver().options().warm_start)
+    warm_start_.apply(report.contacts, report.rows_per_contact, impulses);
 }
 
 // After eq. 14b (the pipeline's v^{j+1/2} = v^{j-1/2} + M^-1 (k^j + G^T gamma^j)): RATTLE's
@@ -100,6 +106,7 @@ void ShakeStepper::after_velocity_update(StepState& state, StepReport& report) {
   const int body_count = static_cast<int>(world_.bodies.size());
   ShakeStepDetails details;
   details.position_impulses = report.impulses;
+  if (options_.warm_start) warm_start_.remember(report.contacts, report.impulses);
   details.velocity_impulses = VecX::Zero(rows * contact_count);
   details.mean_velocities.resize(kBodyDofs * body_count);
   for (int b = 0; b < body_count; ++b) {

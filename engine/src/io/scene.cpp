@@ -100,6 +100,7 @@ const std::vector<SchemeKey>& scheme_keys() {
       {"tangential_restitution", {Scheme::theta}},
       {"error_reduction", {Scheme::impulse_velocity}},
       {"closed_gap", {Scheme::rattle}},
+      {"warm_start", {Scheme::shake, Scheme::rattle}},
   };
   return keys;
 }

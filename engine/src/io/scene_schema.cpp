@@ -166,6 +166,10 @@ const OptionTable<Scene>& integrator_table() {
       accessed_option<Scene, double>(
           "closed_gap", number_access<Scene>([](auto& s) -> auto& { return s.shake.closed_gap; }),
           Bounds::at_least(0.0), "m"),
+      // Kleinert et al. start each CCP from zero; this starts it from the previous step's.
+      accessed_option<Scene, bool>("warm_start",
+                                   {[](const Scene& s) { return s.shake.warm_start; },
+                                    [](Scene& s, bool x) { s.shake.warm_start = x; }}),
   };
   return table;
 }

@@ -7,6 +7,7 @@
 
 #include "moreau/compatible/compatible_cd.hpp"
 #include "moreau/integrator/contact_dynamics_stepper.hpp"
+#include "moreau/integrator/impulse_warm_start.hpp"
 
 namespace moreau {
 
@@ -47,9 +48,7 @@ class SemiImplicitEulerStepper final : public ContactDynamicsStepper {
 
  private:
   SemiImplicitEulerOptions options_;
-  // Warm start: impulses of the previous step matched by (body_a, body_b, point index).
-  std::vector<Contact> previous_contacts_;
-  VecX previous_impulses_;
+  ImpulseWarmStart warm_start_;
 
   void build_problem(StepState& state, std::vector<Contact> candidates,
                      StepReport& report) override;

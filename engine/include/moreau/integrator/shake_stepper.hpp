@@ -39,6 +39,7 @@
 #include <string>
 
 #include "moreau/integrator/contact_dynamics_stepper.hpp"
+#include "moreau/integrator/impulse_warm_start.hpp"
 
 namespace moreau {
 
@@ -62,6 +63,12 @@ struct ShakeOptions {
   // below this, m. It must exceed the gap error of the first solve (solver tolerance times
   // h |r|) and stay far below the particle size; 1e-9 m is both for the suite's scenes.
   double closed_gap = 1e-9;
+  // Kleinert's SHAKE starts each CCP from zero impulses (their IPM takes no start). true
+  // starts SHAKE's CCP from the previous step's gamma^j of the same contacts (ImpulseWarmStart;
+  // used when the solver's own warm_start is on too): an iterative solver (APGD, PGJ) with a
+  // fixed iteration budget then carries a deep packing's weight across steps instead of
+  // solving it anew from zero each step.
+  bool warm_start = false;
   void validate() const;  // throws InputError naming the field
 };
 
@@ -81,9 +88,11 @@ class ShakeStepper final : public ContactDynamicsStepper {
  private:
   ShakeOptions options_;
   VecX end_velocity_;  // nu^{j+1} of RATTLE (empty for SHAKE), set in after_velocity_update
+  ImpulseWarmStart warm_start_;  // gamma^j of SHAKE's CCP, with options_.warm_start
 
   void build_problem(StepState& state, std::vector<Contact> candidates,
                      StepReport& report) override;
+  void initial_guess(const StepReport& report, VecX& impulses) override;
   void after_velocity_update(StepState& state, StepReport& report) override;
   void update_positions(StepState& state) override;
 };
