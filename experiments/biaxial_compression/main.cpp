@@ -5,6 +5,7 @@
 // (Fig. 4.4-4.7). See README.md for the scene and the choices made.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -15,6 +16,7 @@
 #include "biaxial_test.hpp"
 #include "moreau/harness/results.hpp"
 #include "moreau/model/shape_families.hpp"
+#include "persistence.hpp"
 #include "response.hpp"
 
 namespace {
@@ -119,12 +121,43 @@ void record_run(ExperimentResults& results, const Outcome& o) {
   results.measure(f + "deepest overlap at the start of a load step", overlap, "m");
 }
 
+// --resume is this experiment's own (README.md, "Running the full scale across sessions"); the
+// rest go to ExperimentArguments.
+bool take_resume(int& argc, char** argv) {
+  bool resume = false;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--resume")
+      resume = true;
+    else
+      argv[kept++] = argv[i];
+  }
+  argc = kept;
+  return resume;
+}
+
+// Checkpoints at the full scale always (OUTPUT/checkpoints/<piece>/), at the quick scale when
+// asked to resume; progress lines at the full scale.
+Persistence persistence_of(const moreau::ExperimentArguments& args, bool resume) {
+  Persistence p;
+  if (args.full() || resume)
+    p.directory = std::filesystem::path(args.output_directory) / "checkpoints";
+  p.resume = resume;
+  if (args.full()) p.progress = &std::cout;
+  return p;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
+    const bool resume = take_resume(argc, argv);
     const moreau::ExperimentArguments args =
         moreau::ExperimentArguments::parse(argc, argv, "biaxial_compression");
+    const Persistence persistence = persistence_of(args, resume);
+    const double started = now_seconds();
+    int tests_done = 0;
+    const int tests = 3 * static_cast<int>(scale_of(args).stiffnesses.size());
     ExperimentResults results("biaxial_compression", args.scale,
                               moreau::Reference::load(args.reference_directory));
     const Scale scale = scale_of(args);
@@ -139,7 +172,8 @@ int main(int argc, char** argv) {
       sample_options.family = family;
       sample_options.count = scale.count;
       sample_options.stress = kConfiningStress;
-      const Sample sample = prepare_sample(sample_options);
+      const Sample sample =
+          prepare_sample(sample_options, persistence.child(to_string(family) + "_sample"));
       record_sample(results, sample);
       std::cout << to_string(family) << ": settled in " << sample.settle_steps << " + "
                 << sample.consolidation_steps << " steps, " << sample.settle_seconds << " s"
@@ -152,13 +186,16 @@ int main(int argc, char** argv) {
         options.confining_stress = kConfiningStress;
         options.load_steps = scale.load_steps;
         options.consolidation_steps = 0;
-        Outcome o{family, k, run_biaxial_test(sample, options), {}};
+        const std::string piece = to_string(family) + "_k" + stiffness_label(k);
+        Outcome o{family, k, run_biaxial_test(sample, options, persistence.child(piece)), {}};
         o.measures = measure_response(o.run);
         record_run(results, o);
         std::cout << to_string(family) << " k_N = " << stiffness_label(k) << ": eps_a "
                   << o.measures.final_axial_strain << ", peak " << o.measures.peak << ", "
                   << o.measures.mean_step_seconds << " s per step"
-                  << (o.run.failure.empty() ? "" : ", stopped: " + o.run.failure) << std::endl;
+                  << (o.run.failure.empty() ? "" : ", stopped: " + o.run.failure) << "; test "
+                  << ++tests_done << "/" << tests << " done, "
+                  << duration_text(now_seconds() - started) << " in this process" << std::endl;
         outcomes.push_back(std::move(o));
       }
     }

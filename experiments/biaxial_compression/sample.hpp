@@ -6,6 +6,7 @@
 
 #include "moreau/model/world.hpp"
 #include "moreau/variational/quasi_static_driver.hpp"
+#include "persistence.hpp"
 
 namespace biaxial {
 
@@ -44,7 +45,9 @@ struct Sample {
 
 // Builds, settles and consolidates the sample. Throws moreau::SimulationError when a settling
 // step does not converge; a consolidation without equilibrium is `consolidated = false`.
-Sample prepare_sample(const SampleOptions& options);
+// With a persistence directory, checkpoints the preparation there (every_seconds, and once
+// done) and, resuming, continues from its checkpoint or reads the finished sample back.
+Sample prepare_sample(const SampleOptions& options, const Persistence& persistence = {});
 
 // Total area of the particles (exact, from the shapes), m^2.
 double particle_area(const moreau::World& world);
