@@ -15,6 +15,7 @@
 namespace biaxial {
 
 using namespace moreau;
+using namespace moreau::resumable;
 
 namespace {
 

@@ -22,6 +22,7 @@
 namespace {
 
 using namespace biaxial;
+using namespace moreau::resumable;
 using moreau::ExperimentResults;
 
 constexpr double kRigid = std::numeric_limits<double>::infinity();

@@ -8,7 +8,7 @@
 #include "moreau/core/error.hpp"
 #include "moreau/io/checkpoint.hpp"
 
-namespace biaxial {
+namespace moreau::resumable {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -16,7 +16,7 @@ using moreau::InputError;
 
 namespace {
 
-constexpr const char* kFormat = "moreau biaxial checkpoint";
+constexpr const char* kFormat = "moreau resumable checkpoint";
 constexpr int kVersion = 1;
 constexpr const char* kState = "state.json";
 
@@ -59,7 +59,7 @@ void check_header(const fs::path& path, const json& state, const std::string& ki
                      " (delete the directory to start this piece afresh)");
   };
   if (!state.is_object() || state.value("format", "") != kFormat)
-    fail(std::string("not a biaxial checkpoint (no \"format\": \"") + kFormat + "\")");
+    fail(std::string("not a checkpoint of a resumable run (no \"format\": \"") + kFormat + "\")");
   if (state.value("version", 0) != kVersion) fail("version: expected " + std::to_string(kVersion));
   if (state.value("kind", "") != kind)
     fail("kind: the checkpoint is a " + state.value("kind", json()).dump() + ", expected " + kind);
@@ -163,4 +163,4 @@ std::string duration_text(double seconds) {
   return text;
 }
 
-}  // namespace biaxial
+}  // namespace moreau::resumable

@@ -1,8 +1,10 @@
 #pragma once
-// Checkpoints of the biaxial experiment, so that the published-scale run (hours of preparation
-// and 12 curves of 150 load steps on the 2-core VM) continues across processes: `--resume`
-// starts every piece from the latest checkpoint of its own and reads back the pieces already
-// finished (README.md, "Running the full scale across sessions").
+// Checkpoints of the long runs of the variational experiments (biaxial_compression, whose
+// directory holds this file, and column_drop, which compiles it too), so that a published-scale
+// run (hours to days on the 2-core VM, processes killed at every session's end) continues
+// across processes: `--resume` starts every piece (a preparation, a test, a release) from the
+// latest checkpoint of its own and reads back the pieces already finished (README.md of each,
+// "Running the full scale across sessions").
 //
 // A checkpoint is a directory (one per sample preparation, one per test of a family at one
 // k_N) holding state.json, written last and renamed into place, which names the world state
@@ -23,7 +25,7 @@
 #include "moreau/model/world.hpp"
 #include "moreau/variational/shear_history.hpp"
 
-namespace biaxial {
+namespace moreau::resumable {
 
 struct Persistence {
   std::filesystem::path directory;  // of this piece's checkpoint; empty: none written or read
@@ -45,7 +47,7 @@ struct Interrupted : std::runtime_error {
 // shear history of its step. `kind` and `identity` (the options that must match on resume)
 // are checked on reading.
 struct Checkpoint {
-  std::string kind;         // "biaxial sample", "biaxial test"
+  std::string kind;         // e.g. "biaxial sample", "biaxial test", "column release"
   nlohmann::json identity;  // options of the piece; a checkpoint of other options is refused
   nlohmann::json fields;
   long step = 0;  // steps taken (names the state files)
@@ -78,4 +80,4 @@ void parse_fields(const std::filesystem::path& directory, const std::function<vo
 double now_seconds();
 std::string duration_text(double seconds);
 
-}  // namespace biaxial
+}  // namespace moreau::resumable

@@ -16,6 +16,7 @@
 
 namespace fs = std::filesystem;
 using namespace biaxial;
+using namespace moreau::resumable;
 
 namespace {
 
@@ -145,7 +146,7 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_that_does_not_fit_is_refused_by_name) {
   };
   BOOST_CHECK_EXCEPTION(run_biaxial_test(sample, other, saving(d, -1)), moreau::InputError,
                         names_file);
-  std::ofstream(d / "state.json") << "{\"format\": \"moreau biaxial checkpoint\", \"version\": 1";
+  std::ofstream(d / "state.json") << "{\"format\": \"moreau resumable checkpoint\", \"version\": 1";
   BOOST_CHECK_EXCEPTION(run_biaxial_test(sample, six_steps(), saving(d, -1)), moreau::InputError,
                         names_file);
   fs::remove_all(d);

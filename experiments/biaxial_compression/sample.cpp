@@ -20,6 +20,7 @@
 namespace biaxial {
 
 using namespace moreau;
+using namespace moreau::resumable;
 
 namespace {
 

@@ -10,6 +10,8 @@
 
 namespace biaxial {
 
+using moreau::resumable::Persistence;
+
 enum class Family { disk, angular, non_convex };
 std::string to_string(Family family);
 
