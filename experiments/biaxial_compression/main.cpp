@@ -122,40 +122,16 @@ void record_run(ExperimentResults& results, const Outcome& o) {
   results.measure(f + "deepest overlap at the start of a load step", overlap, "m");
 }
 
-// --resume is this experiment's own (README.md, "Running the full scale across sessions"); the
-// rest go to ExperimentArguments.
-bool take_resume(int& argc, char** argv) {
-  bool resume = false;
-  int kept = 1;
-  for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--resume")
-      resume = true;
-    else
-      argv[kept++] = argv[i];
-  }
-  argc = kept;
-  return resume;
-}
-
-// Checkpoints at the full scale always (OUTPUT/checkpoints/<piece>/), at the quick scale when
-// asked to resume; progress lines at the full scale.
-Persistence persistence_of(const moreau::ExperimentArguments& args, bool resume) {
-  Persistence p;
-  if (args.full() || resume)
-    p.directory = std::filesystem::path(args.output_directory) / "checkpoints";
-  p.resume = resume;
-  if (args.full()) p.progress = &std::cout;
-  return p;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
-    const bool resume = take_resume(argc, argv);
+    // --resume: README.md, "Running the full scale across sessions".
+    const bool resume = take_flag(argc, argv, "--resume");
     const moreau::ExperimentArguments args =
         moreau::ExperimentArguments::parse(argc, argv, "biaxial_compression");
-    const Persistence persistence = persistence_of(args, resume);
+    const Persistence persistence =
+        experiment_persistence(args.output_directory, args.full(), resume, std::cout);
     const double started = now_seconds();
     int tests_done = 0;
     const int tests = 3 * static_cast<int>(scale_of(args).stiffnesses.size());

@@ -43,6 +43,15 @@ struct Interrupted : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Removes `flag` (e.g. "--resume") from the command line; returns whether it was there.
+bool take_flag(int& argc, char** argv, const std::string& flag);
+
+// The persistence of an experiment's output directory: checkpoints under
+// <output>/checkpoints/<piece>/ (Persistence::child) at the full scale always, at the quick scale
+// when resuming; progress lines on `progress` at the full scale.
+Persistence experiment_persistence(const std::string& output_directory, bool full, bool resume,
+                                   std::ostream& progress);
+
 // One checkpoint: the experiment's own fields (`fields`, an object), the world state and the
 // shear history of its step. `kind` and `identity` (the options that must match on resume)
 // are checked on reading.
