@@ -163,18 +163,67 @@ void read_test_fields(const nlohmann::json& f, TestState& state, TestRun& run) {
   for (const nlohmann::json& p : f.at("points")) run.points.push_back(point_from(p));
 }
 
-void report_progress(const Persistence& persistence, const TestRun& run, int load_steps,
-                     double started, int first) {
-  if (persistence.progress == nullptr || run.points.empty()) return;
-  const TestPoint& p = run.points.back();
-  const double per_step = (now_seconds() - started) / std::max(1, p.step - first + 1);
-  *persistence.progress << to_string(run.family) << " k_N = " << run.k_normal << ": load step "
-                        << p.step << "/" << load_steps << ", eps_a " << p.axial_strain << ", q "
-                        << p.deviatoric() << ", " << p.newton_steps << " IPM iterations, "
-                        << p.contacts << " contacts, " << duration_text(p.step_seconds)
-                        << " this step, ETA of the curve "
-                        << duration_text(per_step * (load_steps - p.step)) << std::endl;
-}
+// The checkpoints of one curve (persistence.hpp): resumed at its start, saved after load steps.
+class CurveCheckpoints {
+ public:
+  CurveCheckpoints(const Persistence& persistence, nlohmann::json identity)
+      : persistence_(persistence), identity_(std::move(identity)) {}
+
+  // Restores the curve so far, the world and the loading driver from the checkpoint, if any;
+  // returns whether the curve was finished.
+  bool resume(TestState& state, TestRun& run, World& world, QuasiStaticDriver& loading) {
+    if (!persistence_.resume) return false;
+    variational::ShearHistory history;
+    const auto checkpoint =
+        read_checkpoint(persistence_.directory, "biaxial test", identity_, world, history);
+    if (!checkpoint) return false;
+    parse_fields(persistence_.directory, [&] { read_test_fields(checkpoint->fields, state, run); });
+    loading.resume(std::move(history), checkpoint->step);
+    first_ = state.next;
+    return state.finished;
+  }
+
+  // After a load step: the progress line, the checkpoint when due, the test hook.
+  void after_step(int load_steps, const TestState& state, const TestRun& run, const World& world,
+                  const QuasiStaticDriver& loading) {
+    progress(run, load_steps);
+    const int index = run.points.back().step;
+    const bool interrupt =
+        persistence_.interrupt_after >= 0 && index >= persistence_.interrupt_after;
+    save(interrupt, state, run, world, loading);
+    if (interrupt) throw Interrupted("test interrupted after load step " + std::to_string(index));
+  }
+
+  void save(bool force, const TestState& state, const TestRun& run, const World& world,
+            const QuasiStaticDriver& loading) {
+    if (persistence_.directory.empty() ||
+        !(force || now_seconds() - last_save_ >= persistence_.every_seconds))
+      return;
+    write_checkpoint(persistence_.directory,
+                     {"biaxial test", identity_, test_fields(state, run), loading.steps_taken()},
+                     world, loading.shear_history());
+    last_save_ = now_seconds();
+  }
+
+ private:
+  void progress(const TestRun& run, int load_steps) const {
+    if (persistence_.progress == nullptr) return;
+    const TestPoint& p = run.points.back();
+    const double per_step = (now_seconds() - started_) / std::max(1, p.step - first_ + 1);
+    *persistence_.progress << to_string(run.family) << " k_N = " << run.k_normal << ": load step "
+                           << p.step << "/" << load_steps << ", eps_a " << p.axial_strain << ", q "
+                           << p.deviatoric() << ", " << p.newton_steps << " IPM iterations, "
+                           << p.contacts << " contacts, " << duration_text(p.step_seconds)
+                           << " this step, ETA of the curve "
+                           << duration_text(per_step * (load_steps - p.step)) << std::endl;
+  }
+
+  const Persistence& persistence_;
+  nlohmann::json identity_;
+  double last_save_ = now_seconds();
+  double started_ = now_seconds();
+  int first_ = 0;
+};
 
 }  // namespace
 
@@ -198,30 +247,8 @@ TestRun run_biaxial_test(const Sample& sample, const TestOptions& options,
   TestRun run;
   run.family = sample.family;
   run.k_normal = options.k_normal;
-  const nlohmann::json identity = test_identity(sample, options);
-  if (persistence.resume) {
-    variational::ShearHistory history;
-    const auto checkpoint =
-        read_checkpoint(persistence.directory, "biaxial test", identity, world, history);
-    if (checkpoint) {
-      parse_fields(persistence.directory,
-                   [&] { read_test_fields(checkpoint->fields, state, run); });
-      if (state.finished) return run;
-      loading.resume(std::move(history), checkpoint->step);
-    }
-  }
-  double last_save = now_seconds();
-  const double started = now_seconds();
-  const int first = state.next;
-  auto save = [&](bool force) {
-    if (persistence.directory.empty() ||
-        !(force || now_seconds() - last_save >= persistence.every_seconds))
-      return;
-    write_checkpoint(persistence.directory,
-                     {"biaxial test", identity, test_fields(state, run), loading.steps_taken()},
-                     world, loading.shear_history());
-    last_save = now_seconds();
-  };
+  CurveCheckpoints checkpoints(persistence, test_identity(sample, options));
+  if (checkpoints.resume(state, run, world, loading)) return run;
   const double s3 = options.confining_stress;
   // Returns false when the step failed (the run then stops: the next would start from the
   // same configuration).
@@ -261,18 +288,13 @@ TestRun run_biaxial_test(const Sample& sample, const TestOptions& options,
     run.points.push_back(measure(*r, run.width0, run.height0, index, seconds));
     run.points.back().substeps = substeps;
     state.next = index + 1;
-    report_progress(persistence, run, options.load_steps, started, first);
-    if (persistence.interrupt_after >= 0 && index >= persistence.interrupt_after) {
-      save(true);
-      throw Interrupted("test interrupted after load step " + std::to_string(index));
-    }
-    save(false);
+    checkpoints.after_step(options.load_steps, state, run, world, loading);
     return true;
   };
   // The end of the curve (all steps, or a failure): saved, so that a resumed run reads it back.
   auto finish = [&]() {
     state.finished = true;
-    save(true);
+    checkpoints.save(true, state, run, world, loading);
     return run;
   };
   // Reference state: sigma_3 on the right wall and on the top wall (isotropic), with the
