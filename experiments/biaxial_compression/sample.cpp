@@ -45,10 +45,6 @@ constexpr long kMaxSettleFailures = 20;  // non-converged settling steps tolerat
 constexpr double kServoSpeed = 0.5;  // m/s: largest wall speed of the consolidation
 constexpr double kServoBand = 0.25;  // a wall carrying 0.75 of the target is loaded
 constexpr int kServoHold = 10;       // steps both walls stay loaded and the particles at rest
-// 3 s: the 500- and 1,520-disk samples come to rest in about 200 steps, the quick disk and
-// angular ones in 30-120; the quick non-convex sample never does (README.md), and the quick
-// ctest budget affords no more.
-constexpr long kMaxServoSteps = 300;
 
 int add_wall(World& world, const Vec3& normal, const Vec3& position, int material) {
   RigidBody wall;
@@ -171,6 +167,7 @@ nlohmann::json sample_identity(const SampleOptions& o) {
           {"aspect", o.aspect},
           {"settle_friction", o.settle_friction},
           {"settle_time", o.settle_time},
+          {"max_servo_steps", o.max_servo_steps},
           {"settle_step", o.settle_step},
           {"stress", o.stress}};
 }
@@ -296,7 +293,8 @@ void consolidate(Preparation& p, const SampleOptions& options, bool resumed) {
     stepper.resume_shear_history(p.history);
   }
   const SampleBox& box = sample.box;
-  for (long s = sample.consolidation_steps; s < kMaxServoSteps && p.balanced < kServoHold; ++s) {
+  for (long s = sample.consolidation_steps; s < options.max_servo_steps && p.balanced < kServoHold;
+       ++s) {
     const double step_start = now_seconds();
     const double width = world.bodies[box.right].position.x() - world.bodies[box.left].position.x();
     const double height =
@@ -319,7 +317,7 @@ void consolidate(Preparation& p, const SampleOptions& options, bool resumed) {
     const bool balanced =
         top_error < kServoBand && right_error < kServoBand && sample.final_speed < kRestSpeed;
     p.balanced = balanced ? p.balanced + 1 : 0;
-    report_progress(p, s + 1, kMaxServoSteps, report, now_seconds() - step_start);
+    report_progress(p, s + 1, options.max_servo_steps, report, now_seconds() - step_start);
     save(p, stepper.shear_history(), false);
   }
   for (RigidBody& b : world.bodies) b.set_velocity(Vec6::Zero());
@@ -380,13 +378,19 @@ Sample poured_sample(const SampleOptions& options) {
   return sample;
 }
 
-// The top wall on the highest particle point of the settled sample, everything at rest.
-void close_box(Sample& sample) {
-  World& world = sample.world;
+// The highest particle point.
+double pour_top(const World& world) {
   double top = 0.0;
   for (const RigidBody& b : world.bodies)
     if (b.is_dynamic())
       for (const Vec3& p : extreme_points(b)) top = std::max(top, p.y());
+  return top;
+}
+
+// The top wall on the highest particle point of the settled sample, everything at rest.
+void close_box(Sample& sample) {
+  World& world = sample.world;
+  const double top = pour_top(world);
   sample.box.top = add_wall(world, -Vec3::UnitY(), Vec3(0, top, 0), sample.wall_material);
   for (RigidBody& b : world.bodies) b.set_velocity(Vec6::Zero());
 }
@@ -419,6 +423,10 @@ Sample prepare_sample(const SampleOptions& options, const Persistence& persisten
   p.identity = sample_identity(options);
   p.last_save = now_seconds();
   const bool resumed = persistence.resume && resume_preparation(p);
+  if (persistence.progress != nullptr && !resumed)
+    *persistence.progress << to_string(options.family) << " sample: " << options.count
+                          << " particles poured in rows up to y = " << pour_top(p.sample.world)
+                          << " m" << std::endl;
   if (p.phase == "settle") {
     settle(p, options, resumed);
     close_box(p.sample);
