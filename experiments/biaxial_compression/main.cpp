@@ -42,11 +42,11 @@ struct Scale {
   long max_servo_steps;
 };
 
-// Full: Sec. 4.4.1's 1,520 particles, 150 load steps, four stiffnesses. Its pour is 60-110 m
-// tall (the rows of 1,520 particles, README.md "Quick and full scale"), whose top row lands
-// after sqrt(2 h / g) = 3.5-4.7 s: 2 s of settling left the polygon samples falling at a mean
-// 14 m/s and their consolidation without equilibrium after 300 servo steps, so the full scale
-// settles for at most 10 s and consolidates for at most 1,000 steps (both end earlier at rest).
+// Full: Sec. 4.4.1's 1,520 particles, 150 load steps, four stiffnesses. Its pour is 72 m (disks)
+// to 123 m (non-convex) tall (README.md "Quick and full scale"), whose top row lands after
+// sqrt(2 h / g) = 3.8-5.0 s: 2 s of settling left the polygon samples falling at a mean 14 m/s
+// and their consolidation without equilibrium after 300 servo steps, so the full scale settles
+// for at most 10 s and consolidates for at most 1,000 steps (both end earlier at rest).
 Scale scale_of(const moreau::ExperimentArguments& args) {
   if (args.full()) return {1520, 150, {kRigid, 1e8, 1e6, 1e5}, 10.0, 1000};
   return {40, 30, {kRigid, 1e8, 1e5}, 2.0, 300};  // README.md: quick scale
