@@ -53,7 +53,10 @@ struct TestRun {
 };
 
 // Runs the test on a copy of the sample. Errors of the driver (a loaded particle without
-// contacts, a wall touching nothing) propagate as moreau::SimulationError.
-TestRun run_biaxial_test(const Sample& sample, const TestOptions& options);
+// contacts, a wall touching nothing) propagate as moreau::SimulationError. With a persistence
+// directory, checkpoints the test there (every_seconds, at an interruption and at the end of
+// the curve) and, resuming, continues from its checkpoint or reads a finished curve back.
+TestRun run_biaxial_test(const Sample& sample, const TestOptions& options,
+                         const Persistence& persistence = {});
 
 }  // namespace biaxial

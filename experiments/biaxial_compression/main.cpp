@@ -5,6 +5,7 @@
 // (Fig. 4.4-4.7). See README.md for the scene and the choices made.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -15,11 +16,13 @@
 #include "biaxial_test.hpp"
 #include "moreau/harness/results.hpp"
 #include "moreau/model/shape_families.hpp"
+#include "persistence.hpp"
 #include "response.hpp"
 
 namespace {
 
 using namespace biaxial;
+using namespace moreau::resumable;
 using moreau::ExperimentResults;
 
 constexpr double kRigid = std::numeric_limits<double>::infinity();
@@ -35,11 +38,18 @@ struct Scale {
   int count;
   int load_steps;
   std::vector<double> stiffnesses;
+  double settle_time;  // s, at most
+  long max_servo_steps;
 };
 
+// Full: Sec. 4.4.1's 1,520 particles, 150 load steps, four stiffnesses. Its pour is 72 m (disks)
+// to 123 m (non-convex) tall (README.md "Quick and full scale"), whose top row lands after
+// sqrt(2 h / g) = 3.8-5.0 s: 2 s of settling left the polygon samples falling at a mean 14 m/s
+// and their consolidation without equilibrium after 300 servo steps, so the full scale settles
+// for at most 10 s and consolidates for at most 1,000 steps (both end earlier at rest).
 Scale scale_of(const moreau::ExperimentArguments& args) {
-  if (args.full()) return {1520, 150, {kRigid, 1e8, 1e6, 1e5}};  // Sec. 4.4.1
-  return {40, 30, {kRigid, 1e8, 1e5}};                           // README.md: quick scale
+  if (args.full()) return {1520, 150, {kRigid, 1e8, 1e6, 1e5}, 10.0, 1000};
+  return {40, 30, {kRigid, 1e8, 1e5}, 2.0, 300};  // README.md: quick scale
 }
 
 std::string stiffness_label(double k) {
@@ -123,8 +133,15 @@ void record_run(ExperimentResults& results, const Outcome& o) {
 
 int main(int argc, char** argv) {
   try {
+    // --resume: README.md, "Running the full scale across sessions".
+    const bool resume = take_flag(argc, argv, "--resume");
     const moreau::ExperimentArguments args =
         moreau::ExperimentArguments::parse(argc, argv, "biaxial_compression");
+    const Persistence persistence =
+        experiment_persistence(args.output_directory, args.full(), resume, std::cout);
+    const double started = now_seconds();
+    int tests_done = 0;
+    const int tests = 3 * static_cast<int>(scale_of(args).stiffnesses.size());
     ExperimentResults results("biaxial_compression", args.scale,
                               moreau::Reference::load(args.reference_directory));
     const Scale scale = scale_of(args);
@@ -139,7 +156,10 @@ int main(int argc, char** argv) {
       sample_options.family = family;
       sample_options.count = scale.count;
       sample_options.stress = kConfiningStress;
-      const Sample sample = prepare_sample(sample_options);
+      sample_options.settle_time = scale.settle_time;
+      sample_options.max_servo_steps = scale.max_servo_steps;
+      const Sample sample =
+          prepare_sample(sample_options, persistence.child(to_string(family) + "_sample"));
       record_sample(results, sample);
       std::cout << to_string(family) << ": settled in " << sample.settle_steps << " + "
                 << sample.consolidation_steps << " steps, " << sample.settle_seconds << " s"
@@ -152,13 +172,16 @@ int main(int argc, char** argv) {
         options.confining_stress = kConfiningStress;
         options.load_steps = scale.load_steps;
         options.consolidation_steps = 0;
-        Outcome o{family, k, run_biaxial_test(sample, options), {}};
+        const std::string piece = to_string(family) + "_k" + stiffness_label(k);
+        Outcome o{family, k, run_biaxial_test(sample, options, persistence.child(piece)), {}};
         o.measures = measure_response(o.run);
         record_run(results, o);
         std::cout << to_string(family) << " k_N = " << stiffness_label(k) << ": eps_a "
                   << o.measures.final_axial_strain << ", peak " << o.measures.peak << ", "
                   << o.measures.mean_step_seconds << " s per step"
-                  << (o.run.failure.empty() ? "" : ", stopped: " + o.run.failure) << std::endl;
+                  << (o.run.failure.empty() ? "" : ", stopped: " + o.run.failure) << "; test "
+                  << ++tests_done << "/" << tests << " done, "
+                  << duration_text(now_seconds() - started) << " in this process" << std::endl;
         outcomes.push_back(std::move(o));
       }
     }

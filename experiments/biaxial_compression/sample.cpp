@@ -6,16 +6,21 @@
 #include "sample.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "moreau/core/error.hpp"
 #include "moreau/model/shape_families.hpp"
 #include "moreau/variational/variational_stepper.hpp"
+#include "persistence.hpp"
 
 namespace biaxial {
 
 using namespace moreau;
+using namespace moreau::resumable;
 
 namespace {
 
@@ -40,10 +45,6 @@ constexpr long kMaxSettleFailures = 20;  // non-converged settling steps tolerat
 constexpr double kServoSpeed = 0.5;  // m/s: largest wall speed of the consolidation
 constexpr double kServoBand = 0.25;  // a wall carrying 0.75 of the target is loaded
 constexpr int kServoHold = 10;       // steps both walls stay loaded and the particles at rest
-// 3 s: the 500- and 1,520-disk samples come to rest in about 200 steps, the quick disk and
-// angular ones in 30-120; the quick non-convex sample never does (README.md), and the quick
-// ctest budget affords no more.
-constexpr long kMaxServoSteps = 300;
 
 int add_wall(World& world, const Vec3& normal, const Vec3& position, int material) {
   RigidBody wall;
@@ -133,20 +134,118 @@ double largest_speed(const World& world) {
   return speed;
 }
 
-void settle(Sample& sample, const SampleOptions& options) {
+// The dynamic scheme of the preparation (eq. 4.15), theta = 1: e = 0 (eq. 4.7), the most
+// dissipative theta, to come to rest quickly.
+VariationalOptions preparation_options(const SampleOptions& options) {
   VariationalOptions dynamic;
   dynamic.time_step = options.settle_step;
-  dynamic.theta = 1.0;  // e = 0 (eq. 4.7): the most dissipative theta, to come to rest quickly
+  dynamic.theta = 1.0;
   dynamic.contact.stiffness = {1e8, 2e8 / 3.0};
   dynamic.collision.margin = kSettleMargin;
   // Preparation only: a looser stop test than the experiment's static solves (1e-8), since the
   // core stalls near 1e-8 on some frictional packings (README.md).
   dynamic.interior_point.tolerance = 1e-6;
   dynamic.interior_point.body_space = kBodySpace;
-  VariationalStepper stepper(sample.world, dynamic);
-  const auto start = std::chrono::steady_clock::now();
+  return dynamic;
+}
+
+// The preparation between two dynamic steps: the sample, the phase, the servo's count of
+// balanced steps, and where it saves (persistence.hpp).
+struct Preparation {
+  Sample sample;
+  std::string phase = "settle";       // settle, consolidate, done
+  int balanced = 0;                   // consolidation steps in a row in equilibrium
+  variational::ShearHistory history;  // of the checkpoint resumed from
+  Persistence persistence;
+  nlohmann::json identity;  // sample_identity
+  double last_save = 0.0;
+};
+
+nlohmann::json sample_identity(const SampleOptions& o) {
+  return {{"family", to_string(o.family)},
+          {"count", o.count},
+          {"aspect", o.aspect},
+          {"settle_friction", o.settle_friction},
+          {"settle_time", o.settle_time},
+          {"max_servo_steps", o.max_servo_steps},
+          {"settle_step", o.settle_step},
+          {"stress", o.stress}};
+}
+
+nlohmann::json sample_fields(const Preparation& p) {
+  const Sample& s = p.sample;
+  return {{"phase", p.phase},
+          {"balanced", p.balanced},
+          {"box", {s.box.left, s.box.right, s.box.bottom, s.box.top}},
+          {"settle_steps", s.settle_steps},
+          {"consolidation_steps", s.consolidation_steps},
+          {"settle_failures", s.settle_failures},
+          {"settle_newton_steps", s.settle_newton_steps},
+          {"settle_seconds", s.settle_seconds},
+          {"largest_overlap", s.largest_overlap},
+          {"porosity", s.porosity},
+          {"top_stress", s.top_stress},
+          {"right_stress", s.right_stress},
+          {"final_speed", s.final_speed},
+          {"consolidated", s.consolidated}};
+}
+
+void read_sample_fields(const nlohmann::json& f, Preparation& p) {
+  Sample& s = p.sample;
+  p.phase = f.at("phase").get<std::string>();
+  p.balanced = f.at("balanced").get<int>();
+  s.settle_steps = f.at("settle_steps").get<long>();
+  s.consolidation_steps = f.at("consolidation_steps").get<long>();
+  s.settle_failures = f.at("settle_failures").get<long>();
+  s.settle_newton_steps = f.at("settle_newton_steps").get<long>();
+  s.settle_seconds = f.at("settle_seconds").get<double>();
+  s.largest_overlap = f.at("largest_overlap").get<double>();
+  s.porosity = f.at("porosity").get<double>();
+  s.top_stress = f.at("top_stress").get<double>();
+  s.right_stress = f.at("right_stress").get<double>();
+  s.final_speed = f.at("final_speed").get<double>();
+  s.consolidated = f.at("consolidated").get<bool>();
+  if (p.phase != "settle" && p.phase != "consolidate" && p.phase != "done")
+    throw nlohmann::json::other_error::create(501, "phase: unknown \"" + p.phase + "\"", &f);
+}
+
+// Saves the preparation when `force`d or due (persistence.hpp); then stops it where the test
+// hook asks.
+void save(Preparation& p, const variational::ShearHistory& history, bool force) {
+  const Persistence& persistence = p.persistence;
+  if (persistence.directory.empty()) return;
+  const long total = p.sample.settle_steps + p.sample.consolidation_steps;
+  if (force || now_seconds() - p.last_save >= persistence.every_seconds) {
+    write_checkpoint(persistence.directory, {"biaxial sample", p.identity, sample_fields(p), total},
+                     p.sample.world, history);
+    p.last_save = now_seconds();
+  }
+  if (persistence.interrupt_after >= 0 && total >= persistence.interrupt_after && p.phase != "done")
+    throw Interrupted("preparation interrupted after " + std::to_string(total) + " steps");
+}
+
+void report_progress(const Preparation& p, long step, long limit, const StepReport& report,
+                     double seconds) {
+  if (p.persistence.progress == nullptr) return;
+  *p.persistence.progress << to_string(p.sample.family) << " sample, " << p.phase << " step "
+                          << step << "/" << limit << ": t " << p.sample.world.time << " s, "
+                          << report.contacts.size() << " contacts, "
+                          << report.solver_stats.iterations << " IPM iterations, "
+                          << duration_text(seconds) << " per step, mean speed "
+                          << mean_speed(p.sample.world) << " m/s" << std::endl;
+}
+
+void settle(Preparation& p, const SampleOptions& options, bool resumed) {
+  Sample& sample = p.sample;
+  VariationalStepper stepper(sample.world, preparation_options(options));
+  if (resumed) {
+    stepper.resume_at(sample.settle_steps);
+    stepper.resume_shear_history(p.history);
+  }
+  const double start = now_seconds() - sample.settle_seconds;
   const long steps = std::lround(options.settle_time / options.settle_step);
-  for (long s = 0; s < steps; ++s) {
+  for (long s = sample.settle_steps; s < steps; ++s) {
+    const double step_start = now_seconds();
     const StepReport& report = stepper.step();
     if (!report.solver_stats.converged && ++sample.settle_failures > kMaxSettleFailures)
       throw SimulationError("settling: " + std::to_string(sample.settle_failures) +
@@ -156,11 +255,12 @@ void settle(Sample& sample, const SampleOptions& options) {
     sample.settle_newton_steps += report.solver_stats.iterations;
     for (const Contact& c : report.contacts)
       sample.largest_overlap = std::max(sample.largest_overlap, -c.gap);
+    sample.settle_seconds = now_seconds() - start;
+    report_progress(p, s + 1, steps, report, now_seconds() - step_start);
     if (sample.world.time > 0.25 * options.settle_time && largest_speed(sample.world) < kRestSpeed)
       break;
+    save(p, stepper.shear_history(), false);
   }
-  sample.settle_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // Force of the particles on a wall along its normal, from the step's contact forces.
@@ -183,20 +283,19 @@ double wall_force(const StepReport& report, int wall) {
 // goes from 0 to many times the target within a micrometre of wall travel, and a servo that
 // also pulled the walls back oscillated (forces 10 times the target, never balanced); an
 // overshoot is an elastic overlap that the static reference step releases.
-void consolidate(Sample& sample, const SampleOptions& options) {
+void consolidate(Preparation& p, const SampleOptions& options, bool resumed) {
+  Sample& sample = p.sample;
   World& world = sample.world;
   world.gravity = Vec3::Zero();
-  VariationalOptions dynamic;
-  dynamic.time_step = options.settle_step;
-  dynamic.theta = 1.0;
-  dynamic.contact.stiffness = {1e8, 2e8 / 3.0};
-  dynamic.collision.margin = kSettleMargin;
-  dynamic.interior_point.tolerance = 1e-6;
-  dynamic.interior_point.body_space = kBodySpace;
-  VariationalStepper stepper(world, dynamic);
+  VariationalStepper stepper(world, preparation_options(options));
+  if (resumed) {
+    stepper.resume_at(sample.consolidation_steps);
+    stepper.resume_shear_history(p.history);
+  }
   const SampleBox& box = sample.box;
-  int settled = 0;
-  for (long s = 0; s < kMaxServoSteps && settled < kServoHold; ++s) {
+  for (long s = sample.consolidation_steps; s < options.max_servo_steps && p.balanced < kServoHold;
+       ++s) {
+    const double step_start = now_seconds();
     const double width = world.bodies[box.right].position.x() - world.bodies[box.left].position.x();
     const double height =
         world.bodies[box.top].position.y() - world.bodies[box.bottom].position.y();
@@ -217,10 +316,12 @@ void consolidate(Sample& sample, const SampleOptions& options) {
     sample.final_speed = mean_speed(world);
     const bool balanced =
         top_error < kServoBand && right_error < kServoBand && sample.final_speed < kRestSpeed;
-    settled = balanced ? settled + 1 : 0;
+    p.balanced = balanced ? p.balanced + 1 : 0;
+    report_progress(p, s + 1, options.max_servo_steps, report, now_seconds() - step_start);
+    save(p, stepper.shear_history(), false);
   }
   for (RigidBody& b : world.bodies) b.set_velocity(Vec6::Zero());
-  sample.consolidated = settled >= kServoHold;
+  sample.consolidated = p.balanced >= kServoHold;
 }
 
 }  // namespace
@@ -249,7 +350,10 @@ double particle_area(const World& world) {
   return area;
 }
 
-Sample prepare_sample(const SampleOptions& options) {
+namespace {
+
+// The poured sample before settling: walls at the bottom, left and right, the particles in rows.
+Sample poured_sample(const SampleOptions& options) {
   const ShapeFamilies families = make_shape_families();
   Sample sample;
   sample.family = options.family;
@@ -271,18 +375,73 @@ Sample prepare_sample(const SampleOptions& options) {
   sample.box.left = add_wall(world, Vec3::UnitX(), Vec3::Zero(), sample.wall_material);
   sample.box.right = add_wall(world, -Vec3::UnitX(), Vec3(width, 0, 0), sample.wall_material);
   pour_rows(world, families, options.family, options.count, width);
-  settle(sample, options);
+  return sample;
+}
+
+// The highest particle point.
+double pour_top(const World& world) {
   double top = 0.0;
   for (const RigidBody& b : world.bodies)
     if (b.is_dynamic())
       for (const Vec3& p : extreme_points(b)) top = std::max(top, p.y());
+  return top;
+}
+
+// The top wall on the highest particle point of the settled sample, everything at rest.
+void close_box(Sample& sample) {
+  World& world = sample.world;
+  const double top = pour_top(world);
   sample.box.top = add_wall(world, -Vec3::UnitY(), Vec3(0, top, 0), sample.wall_material);
   for (RigidBody& b : world.bodies) b.set_velocity(Vec6::Zero());
-  consolidate(sample, options);
-  const double w = world.bodies[sample.box.right].position.x();
-  const double h = world.bodies[sample.box.top].position.y();
-  sample.porosity = 1.0 - particle_area(world) / (w * h);
-  return sample;
+}
+
+// Continues from the checkpoint of the preparation, if any: the world of its phase (the top
+// wall exists from the consolidation on; its position and every state come from the file).
+bool resume_preparation(Preparation& p) {
+  const std::filesystem::path& directory = p.persistence.directory;
+  const auto peek = peek_checkpoint(directory, "biaxial sample", p.identity);
+  if (!peek) return false;
+  parse_fields(directory, [&] { read_sample_fields(peek->fields, p); });
+  if (p.phase != "settle") close_box(p.sample);
+  if (p.phase != "settle") p.sample.world.gravity = Vec3::Zero();
+  read_checkpoint(directory, "biaxial sample", p.identity, p.sample.world, p.history);
+  parse_fields(directory, [&] {
+    const auto box = peek->fields.at("box").get<std::vector<int>>();
+    if (box != std::vector<int>{p.sample.box.left, p.sample.box.right, p.sample.box.bottom,
+                                p.sample.box.top})
+      throw nlohmann::json::other_error::create(501, "box: not this sample's walls", &peek->fields);
+  });
+  return true;
+}
+
+}  // namespace
+
+Sample prepare_sample(const SampleOptions& options, const Persistence& persistence) {
+  Preparation p;
+  p.sample = poured_sample(options);
+  p.persistence = persistence;
+  p.identity = sample_identity(options);
+  p.last_save = now_seconds();
+  const bool resumed = persistence.resume && resume_preparation(p);
+  if (persistence.progress != nullptr && !resumed)
+    *persistence.progress << to_string(options.family) << " sample: " << options.count
+                          << " particles poured in rows up to y = " << pour_top(p.sample.world)
+                          << " m" << std::endl;
+  if (p.phase == "settle") {
+    settle(p, options, resumed);
+    close_box(p.sample);
+    p.phase = "consolidate";
+  }
+  if (p.phase == "consolidate") {
+    consolidate(p, options, resumed && p.sample.consolidation_steps > 0);
+    World& world = p.sample.world;
+    p.sample.porosity =
+        1.0 - particle_area(world) / (world.bodies[p.sample.box.right].position.x() *
+                                      world.bodies[p.sample.box.top].position.y());
+    p.phase = "done";
+    save(p, variational::ShearHistory{}, true);
+  }
+  return std::move(p.sample);
 }
 
 }  // namespace biaxial

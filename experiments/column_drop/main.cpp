@@ -13,6 +13,7 @@
 #include <map>
 #include <numbers>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "deposit.hpp"
@@ -20,11 +21,13 @@
 #include "moreau/harness/results.hpp"
 #include "moreau/model/shape_families.hpp"
 #include "moreau/variational/variational_stepper.hpp"
+#include "persistence.hpp"
 
 namespace {
 
 using namespace moreau;
 using namespace moreau::column_drop;
+using namespace moreau::resumable;
 using Clock = std::chrono::steady_clock;
 
 // Chapter Sec. 4.4.2.
@@ -222,30 +225,103 @@ struct Settled {
 // margin covers one step of it (and is at least the release's). The run stops once the kinetic
 // energy is below 1e-4 M g d (a tenth of the release's stop measure, rms speed 1.4% of
 // sqrt(g d)), after at least one free-fall time of the lattice top and at most two.
-Settled settle(const Setup& setup, const ShapeFamilies& shapes, Family family, double margin) {
+nlohmann::json settle_fields(const Settled& s, bool done) {
+  return {{"done", done},
+          {"steps", s.steps},
+          {"seconds", s.seconds},
+          {"height", s.height},
+          {"max_overlap", s.max_overlap},
+          {"non_converged", s.non_converged}};
+}
+
+// Continues the settling from its checkpoint, if any; returns whether it was finished.
+bool resume_settling(Settled& s, const Persistence& persistence, const nlohmann::json& identity,
+                     variational::ShearHistory& history) {
+  if (!persistence.resume) return false;
+  const auto checkpoint =
+      read_checkpoint(persistence.directory, "column settle", identity, s.world, history);
+  if (!checkpoint) return false;
+  bool done = false;
+  parse_fields(persistence.directory, [&] {
+    const nlohmann::json& f = checkpoint->fields;
+    done = f.at("done").get<bool>();
+    s.steps = f.at("steps").get<long>();
+    s.seconds = f.at("seconds").get<double>();
+    s.height = f.at("height").get<double>();
+    s.max_overlap = f.at("max_overlap").get<double>();
+    s.non_converged = f.at("non_converged").get<long>();
+  });
+  return done;
+}
+
+void settle_progress(const Persistence& persistence, Family family, const Settled& s, long limit,
+                     const StepReport& report, double seconds) {
+  if (persistence.progress == nullptr) return;
+  *persistence.progress << name(family) << " settling step " << s.steps << " (at most " << limit
+                        << "): t " << s.world.time << ", " << report.contacts.size()
+                        << " contacts, " << report.solver_stats.iterations << " IPM iterations, "
+                        << duration_text(seconds) << " per step" << std::endl;
+}
+
+// Settles the lattice under gravity in the closed box (mu of the particles: 0.5). The chapter
+// gives no settling parameters: theta = 1 (e = 0, eq. 4.7) so that the packing does not bounce.
+// The fastest approach is the top row landing on the settled column, sqrt(2 g (top - H0)); the
+// margin covers one step of it (and is at least the release's). The run stops once the kinetic
+// energy is below 1e-4 M g d (a tenth of the release's stop measure, rms speed 1.4% of
+// sqrt(g d)), after at least one free-fall time of the lattice top and at most two.
+// Checkpointed in `persistence` (resumable.hpp) and, resuming, continued or read back.
+Settled settle(const Setup& setup, const ShapeFamilies& shapes, Family family, double margin,
+               const Persistence& persistence) {
   Settled s{column_world(setup, shapes, family, 0.5)};
   const double top = highest_point(s.world);
   const double drop = std::max(0.0, top - kAspect * setup.width[static_cast<int>(family)]);
   const double landing_speed = std::sqrt(2.0 * setup.gravity * drop);
-  VariationalStepper stepper(
-      s.world, stepper_options(std::max(margin, kMarginFactor * landing_speed * kTimeStep), 1.0));
+  const VariationalOptions options =
+      stepper_options(std::max(margin, kMarginFactor * landing_speed * kTimeStep), 1.0);
   const long min_steps = std::lround(std::sqrt(2.0 * top / setup.gravity) / kTimeStep);
   const double weight = kinetic_energy(s.world, kInfinity).mass * setup.gravity * kDiameter;
-  const Clock::time_point start = Clock::now();
+  const nlohmann::json identity = {{"family", name(family)},
+                                   {"particles", setup.particles},
+                                   {"gravity", setup.gravity},
+                                   {"margin", options.collision.margin}};
+  variational::ShearHistory history;
+  if (resume_settling(s, persistence, identity, history)) return s;
+  VariationalStepper stepper(s.world, options);
+  stepper.resume_at(s.steps);
+  stepper.resume_shear_history(std::move(history));
+  const double start = now_seconds() - s.seconds;
+  double saved = now_seconds();
   while (s.steps < 2 * min_steps) {
+    const double step_start = now_seconds();
     const StepReport& report = stepper.step();
     ++s.steps;
     s.non_converged += report.solver_stats.converged ? 0 : 1;
     for (const Contact& c : report.contacts) s.max_overlap = std::max(s.max_overlap, -c.gap);
+    s.seconds = now_seconds() - start;
+    settle_progress(persistence, family, s, 2 * min_steps, report, now_seconds() - step_start);
     if (s.steps >= min_steps && kinetic_energy(s.world, kInfinity).kinetic < 1e-4 * weight) break;
+    const bool interrupt =
+        persistence.interrupt_after >= 0 && s.steps >= persistence.interrupt_after;
+    if (!persistence.directory.empty() &&
+        (interrupt || now_seconds() - saved >= persistence.every_seconds)) {
+      write_checkpoint(persistence.directory,
+                       {"column settle", identity, settle_fields(s, false), s.steps}, s.world,
+                       stepper.shear_history());
+      saved = now_seconds();
+    }
+    if (interrupt)
+      throw Interrupted("settling interrupted after " + std::to_string(s.steps) + " steps");
   }
-  s.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   for (RigidBody& b : s.world.bodies) b.set_velocity(Vec6::Zero());
   s.world.time = 0.0;
   std::vector<SurfaceBin> surface = free_surface(s.world, kBin);
   double sum = 0.0;
   for (const SurfaceBin& b : surface) sum += b.height;
   s.height = surface.empty() ? 0.0 : sum / surface.size();
+  if (!persistence.directory.empty())
+    write_checkpoint(persistence.directory,
+                     {"column settle", identity, settle_fields(s, true), s.steps}, s.world,
+                     variational::ShearHistory{});
   return s;
 }
 
@@ -290,11 +366,89 @@ bool has_stopped(const std::vector<StepRecord>& steps, std::size_t window, doubl
   return steps.back().energy_ratio < kStoppedEnergy && *advance < kStoppedToe * kDiameter;
 }
 
+nlohmann::json record_json(const StepRecord& r) {
+  return nlohmann::json::array({r.step, r.kinetic_energy, r.toe, r.max_overlap, r.seconds,
+                                r.energy_ratio, r.deposit_energy, r.contacts, r.newton_steps,
+                                r.converged, r.status});
+}
+
+StepRecord record_from(const nlohmann::json& j) {
+  if (!j.is_array() || j.size() != 11)
+    throw nlohmann::json::other_error::create(501, "steps: expected 11 values per step", &j);
+  StepRecord r;
+  r.step = j[0].get<long>();
+  r.kinetic_energy = j[1].get<double>();
+  r.toe = j[2].get<double>();
+  r.max_overlap = j[3].get<double>();
+  r.seconds = j[4].get<double>();
+  r.energy_ratio = j[5].get<double>();
+  r.deposit_energy = j[6].get<double>();
+  r.contacts = j[7].get<long>();
+  r.newton_steps = j[8].get<long>();
+  r.converged = j[9].get<bool>();
+  r.status = j[10].get<std::string>();
+  return r;
+}
+
+nlohmann::json release_fields(const Run& run, bool finished) {
+  nlohmann::json steps = nlohmann::json::array(), snapshots = nlohmann::json::array();
+  for (const StepRecord& r : run.steps) steps.push_back(record_json(r));
+  for (const Snapshot& snap : run.snapshots) {
+    nlohmann::json pose = nlohmann::json::array();
+    for (const Vec3& p : snap.pose) pose.push_back({p.x(), p.y(), p.z()});
+    snapshots.push_back({{"step", snap.step}, {"pose", pose}});
+  }
+  return {{"finished", finished},
+          {"stopped", run.stopped},
+          {"toe_advance", run.toe_advance},
+          {"steps", steps},
+          {"snapshots", snapshots}};
+}
+
+// Continues a release from its checkpoint, if any; returns whether it was finished.
+bool resume_release(Run& run, World& world, const Persistence& persistence,
+                    const nlohmann::json& identity, variational::ShearHistory& history) {
+  if (!persistence.resume) return false;
+  const auto checkpoint =
+      read_checkpoint(persistence.directory, "column release", identity, world, history);
+  if (!checkpoint) return false;
+  bool finished = false;
+  parse_fields(persistence.directory, [&] {
+    const nlohmann::json& f = checkpoint->fields;
+    finished = f.at("finished").get<bool>();
+    run.stopped = f.at("stopped").get<bool>();
+    run.toe_advance = f.at("toe_advance").get<double>();
+    for (const nlohmann::json& r : f.at("steps")) run.steps.push_back(record_from(r));
+    run.snapshots.clear();
+    for (const nlohmann::json& snap : f.at("snapshots")) {
+      Snapshot one{snap.at("step").get<long>(), {}};
+      for (const nlohmann::json& p : snap.at("pose"))
+        one.pose.emplace_back(p.at(0).get<double>(), p.at(1).get<double>(), p.at(2).get<double>());
+      run.snapshots.push_back(std::move(one));
+    }
+  });
+  return finished;
+}
+
+void release_progress(const Persistence& persistence, const Run& run, long steps, double started,
+                      std::size_t first) {
+  if (persistence.progress == nullptr || run.steps.empty()) return;
+  const StepRecord& r = run.steps.back();
+  const double per_step = (now_seconds() - started) / static_cast<double>(run.steps.size() - first);
+  *persistence.progress << run.label() << " step " << r.step << " (" << steps << " to " << 2 * steps
+                        << "): t " << r.step * kTimeStep << ", toe " << r.toe << ", E/(M g d) "
+                        << r.energy_ratio << ", " << r.newton_steps << " IPM iterations, "
+                        << r.contacts << " contacts, " << duration_text(r.seconds)
+                        << " this step, ETA to step " << steps << " "
+                        << duration_text(per_step * std::max(0L, steps - r.step)) << std::endl;
+}
+
 // Removes the side wall (body 2) of the settled column and lets it spread: at least `steps`
 // steps (the paper's final configuration, scaled), then until the deposit stops, at most twice
-// as many (the paper's mu = 0 run).
+// as many (the paper's mu = 0 run). Checkpointed in `persistence` and, resuming, continued or
+// read back.
 Run release(const Settled& settled, Family family, double mu, long steps, double margin,
-            double gravity) {
+            double gravity, const Persistence& persistence) {
   Run run;
   run.family = family;
   run.mu = mu;
@@ -303,19 +457,39 @@ Run release(const Settled& settled, Family family, double mu, long steps, double
   world.friction = FrictionTable(mu);
   world.friction.set(0, 1, kBaseFriction);
   world.friction.set(0, 2, 0.0);
-  VariationalStepper stepper(world, stepper_options(margin, kTheta));
+  const nlohmann::json identity = {{"run", run.label()}, {"particles", settled.world.bodies.size()},
+                                   {"steps", steps},     {"margin", margin},
+                                   {"gravity", gravity}, {"settling_steps", settled.steps}};
   run.snapshots.push_back(snapshot(world, 0));
+  variational::ShearHistory history;
+  bool finished = resume_release(run, world, persistence, identity, history);
+  VariationalStepper stepper(world, stepper_options(margin, kTheta));
+  stepper.resume_at(static_cast<long>(run.steps.size()));
+  stepper.resume_shear_history(std::move(history));
   const auto window = static_cast<std::size_t>(std::max(1L, steps / 10));
-  for (long s = 1; s <= 2 * steps; ++s) {
+  const double started = now_seconds();
+  const std::size_t first = run.steps.size();
+  double saved = now_seconds();
+  for (long s = static_cast<long>(run.steps.size()) + 1; !finished && s <= 2 * steps; ++s) {
     const Clock::time_point start = Clock::now();
     const StepReport& report = stepper.step();
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     run.steps.push_back(record(world, report, seconds, gravity));
     run.stopped = has_stopped(run.steps, window, &run.toe_advance);
-    const bool last = s == 2 * steps || (s >= steps && run.stopped);
-    if (last || s == steps || (s < steps && is_snapshot_step(s, steps)))
+    finished = s == 2 * steps || (s >= steps && run.stopped);
+    if (finished || s == steps || (s < steps && is_snapshot_step(s, steps)))
       run.snapshots.push_back(snapshot(world, s));
-    if (last) break;
+    release_progress(persistence, run, steps, started, first);
+    const bool interrupt = persistence.interrupt_after >= 0 && s >= persistence.interrupt_after;
+    if (!persistence.directory.empty() &&
+        (finished || interrupt || now_seconds() - saved >= persistence.every_seconds)) {
+      write_checkpoint(persistence.directory,
+                       {"column release", identity, release_fields(run, finished), s}, world,
+                       stepper.shear_history());
+      saved = now_seconds();
+    }
+    if (interrupt && !finished)
+      throw Interrupted(run.label() + " interrupted after step " + std::to_string(s));
   }
   run.final_surface = free_surface(world, kBin);
   run.slope = surface_slope(run.final_surface, kBin, kSlopeLow, kSlopeHigh);
@@ -433,7 +607,14 @@ void check(ExperimentResults& results, const std::vector<Run>& runs, bool full) 
 
 int main(int argc, char** argv) {
   try {
+    // --resume: README.md, "Running the full scale across sessions".
+    const bool resume = take_flag(argc, argv, "--resume");
     const ExperimentArguments args = ExperimentArguments::parse(argc, argv, "column_drop");
+    Persistence persistence =
+        experiment_persistence(args.output_directory, args.full(), resume, std::cerr);
+    // Test hook (resume_test.cmake): every piece stops after this many steps, as if killed.
+    if (const char* n = std::getenv("MOREAU_COLUMN_DROP_INTERRUPT_AFTER"))
+      persistence.interrupt_after = std::atol(n);
     ExperimentResults results("column_drop", args.scale, Reference::load(args.reference_directory));
     const ShapeFamilies shapes = make_shape_families();
     // Diagnostics between the two scales (README.md): MOREAU_COLUMN_DROP_PARTICLES sets the
@@ -452,7 +633,8 @@ int main(int argc, char** argv) {
     std::vector<Run> runs;
     for (Family family : {Family::disk, Family::angular, Family::non_convex}) {
       if (only != nullptr && std::string(only) != name(family)) continue;
-      const Settled settled = settle(setup, shapes, family, margin);
+      const Settled settled = settle(setup, shapes, family, margin,
+                                     persistence.child(std::string(name(family)) + "_settle"));
       const std::string p = std::string(name(family)) + ": ";
       results.measure(p + "settling steps", settled.steps, "");
       results.measure(p + "settling wall time", settled.seconds, "s");
@@ -465,7 +647,9 @@ int main(int argc, char** argv) {
                 << settled.seconds << " s), H0/L0 = " << aspect << "\n";
       for (double mu : {0.5, 0.0}) {
         const long steps = mu > 0 ? setup.steps_friction : setup.steps_frictionless;
-        runs.push_back(release(settled, family, mu, steps, margin, setup.gravity));
+        const std::string piece = std::string(name(family)) + (mu > 0 ? "_mu0.5" : "_mu0");
+        runs.push_back(
+            release(settled, family, mu, steps, margin, setup.gravity, persistence.child(piece)));
         measure_run(results, runs.back());
         std::cerr << "column_drop: " << runs.back().label() << " slope "
                   << runs.back().slope.angle_deg << " spread " << runs.back().spread << "\n";

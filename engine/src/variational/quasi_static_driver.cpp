@@ -358,6 +358,12 @@ QuasiStaticDriver::QuasiStaticDriver(World& world, QuasiStaticOptions options)
   options_.validate(world_);
 }
 
+void QuasiStaticDriver::resume(variational::ShearHistory history, long steps_taken) {
+  if (steps_taken < 0) throw InputError("quasi-static driver: resume at a negative step count");
+  history_ = std::move(history);
+  steps_ = steps_taken;
+}
+
 const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
   check_load(world_, load);
   const int bodies = static_cast<int>(world_.bodies.size());

@@ -1,6 +1,13 @@
 #include "moreau/variational/shear_history.hpp"
 
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
 #include <utility>
+
+#include "moreau/core/error.hpp"
 
 namespace moreau::variational {
 
@@ -36,6 +43,74 @@ long ShearHistory::persistent(const std::vector<ContactKey>& keys) const {
   long count = 0;
   for (const ContactKey& key : keys) count += forces_.count(key) > 0 ? 1 : 0;
   return count;
+}
+
+namespace {
+
+using json = nlohmann::json;
+constexpr const char* kFormat = "moreau shear history";
+constexpr int kVersion = 1;
+
+// The contacts of a history document into keys and forces; `where` names the file.
+void parse_contacts(const json& document, int bodies, std::vector<ContactKey>& keys, VecX& forces) {
+  if (!document.is_object() || document.value("format", "") != kFormat)
+    throw InputError(std::string("not a shear history (no \"format\": \"") + kFormat + "\")");
+  if (document.value("version", 0) != kVersion)
+    throw InputError("version: expected " + std::to_string(kVersion));
+  if (document.value("bodies", -1) != bodies)
+    throw InputError("bodies: written for " + document.value("bodies", json()).dump() +
+                     " bodies, the world has " + std::to_string(bodies));
+  const json& contacts = document.value("contacts", json());
+  if (!contacts.is_array()) throw InputError("contacts: expected an array");
+  forces.resize(static_cast<Eigen::Index>(contacts.size()));
+  std::set<ContactKey> seen;
+  for (std::size_t i = 0; i < contacts.size(); ++i) {
+    const std::string where = "contacts[" + std::to_string(i) + "]";
+    const json& c = contacts[i];
+    if (!c.is_array() || c.size() != 4 || !c[0].is_number_integer() || !c[1].is_number_integer() ||
+        !c[2].is_number_integer() || !c[3].is_number())
+      throw InputError(where + ": expected [body_a, body_b, order, q]");
+    const ContactKey key{c[0].get<int>(), c[1].get<int>(), c[2].get<int>()};
+    if (key.body_a < 0 || key.body_a >= bodies || key.body_b < 0 || key.body_b >= bodies)
+      throw InputError(where + ": a body outside [0, " + std::to_string(bodies) + ")");
+    if (!seen.insert(key).second) throw InputError(where + ": the key appears twice");
+    const double q = c[3].get<double>();
+    if (!std::isfinite(q)) throw InputError(where + ": the force is not finite");
+    keys.push_back(key);
+    forces(static_cast<Eigen::Index>(i)) = q;
+  }
+}
+
+}  // namespace
+
+void write_shear_history(const std::filesystem::path& path, const ShearHistory& history,
+                         int bodies) {
+  json contacts = json::array();
+  for (const auto& [key, q] : history.forces())
+    contacts.push_back(json::array({key.body_a, key.body_b, key.order, q}));
+  const json document = {
+      {"format", kFormat}, {"version", kVersion}, {"bodies", bodies}, {"contacts", contacts}};
+  std::ofstream out(path);
+  out << document.dump() << '\n';  // nlohmann writes doubles with round-trip precision
+  out.flush();
+  if (!out) throw InputError(path.string() + ": cannot write the shear history");
+}
+
+ShearHistory read_shear_history(const std::filesystem::path& path, int bodies) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path.string() + ": cannot open the shear history");
+  std::vector<ContactKey> keys;
+  VecX forces;
+  try {
+    parse_contacts(json::parse(in), bodies, keys, forces);
+  } catch (const json::exception& e) {
+    throw InputError(path.string() + ": malformed shear history: " + e.what());
+  } catch (const InputError& e) {
+    throw InputError(path.string() + ": " + e.what());
+  }
+  ShearHistory history;
+  history.store(keys, forces);
+  return history;
 }
 
 }  // namespace moreau::variational

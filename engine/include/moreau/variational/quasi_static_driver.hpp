@@ -123,6 +123,11 @@ class QuasiStaticDriver {
   const QuasiStaticReport& last_report() const { return report_; }
   const World& world() const { return world_; }
   const variational::ShearHistory& shear_history() const { return history_; }
+  long steps_taken() const { return steps_; }
+  // Continues from a checkpoint: the shear history Delta q of the persistent contacts and the
+  // count of steps taken (the world's configuration is the caller's). With both restored, the
+  // following steps give the numbers of an uninterrupted run.
+  void resume(variational::ShearHistory history, long steps_taken);
 
  private:
   World& world_;

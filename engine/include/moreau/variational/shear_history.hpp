@@ -8,6 +8,7 @@
 // docs/polygons.md), so a corner keeps its history while its neighbours enter and leave the
 // margin; pair types without features are matched by their order within the pair. A contact that is
 // not found again loses its history (it opened); a new one starts from q0 = 0.
+#include <filesystem>
 #include <map>
 #include <tuple>
 #include <vector>
@@ -36,9 +37,24 @@ class ShearHistory {
   long persistent(const std::vector<ContactKey>& keys) const;
   void clear() { forces_.clear(); }
   std::size_t size() const { return forces_.size(); }
+  // The carried tangential force q per contact key, N.
+  const std::map<ContactKey, double>& forces() const { return forces_; }
 
  private:
   std::map<ContactKey, double> forces_;
 };
+
+// Checkpoints of the history (shear_history.cpp), so that a resumed run carries Delta q of
+// every persistent contact exactly as an uninterrupted one: a JSON file
+//   {"format": "moreau shear history", "version": 1, "bodies": B,
+//    "contacts": [[body_a, body_b, order, q], ...]}
+// with q written with 17 significant digits (it reads back bit for bit). Throws InputError
+// naming the file if it cannot be written.
+void write_shear_history(const std::filesystem::path& path, const ShearHistory& history,
+                         int bodies);
+// Throws InputError naming the file and the entry for a file that is not such a history, was
+// written for another number of bodies, names a body outside [0, bodies), repeats a key or holds
+// a force that is not finite.
+ShearHistory read_shear_history(const std::filesystem::path& path, int bodies);
 
 }  // namespace moreau::variational

@@ -31,6 +31,7 @@
 // reported through StepReport::solver_stats (converged = false), as for the other schemes.
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "moreau/integrator/stepper.hpp"
@@ -64,6 +65,9 @@ class VariationalStepper final : public Stepper {
   const VariationalOptions& options() const { return options_; }
   // The tangential forces carried to the next step (empty for a rigid tangential contact).
   const variational::ShearHistory& shear_history() const { return history_; }
+  // Continues from a checkpoint (with Stepper::resume_at for the step count and the world's
+  // state from moreau/io/checkpoint.hpp): the history is the stepper's only state of its own.
+  void resume_shear_history(variational::ShearHistory history) { history_ = std::move(history); }
 
  private:
   VariationalOptions options_;
