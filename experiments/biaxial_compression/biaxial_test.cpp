@@ -7,10 +7,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <utility>
 
 #include "moreau/core/error.hpp"
+#include "moreau/model/shape.hpp"
 
 namespace biaxial {
 
@@ -22,9 +24,36 @@ namespace {
 constexpr int kMaxHalvings = 3;
 constexpr double kRigidReferenceStiffness = 1e8;  // N/m
 
+// The mean mass of the particles and their mean diameter (of the bounding circles), kg and m.
+std::pair<double, double> mean_mass_and_diameter(const World& world) {
+  double mass = 0.0, diameter = 0.0;
+  int count = 0;
+  for (const RigidBody& body : world.bodies) {
+    if (!body.is_dynamic()) continue;
+    mass += body.mass;
+    diameter += 2.0 * bounding_radius(body.shape.geometry);
+    ++count;
+  }
+  return {mass / std::max(count, 1), diameter / std::max(count, 1)};
+}
+
+// dt with m u / dt^2 = fraction x sigma_3 d for u one axial increment (TestOptions).
+double pseudo_time_step(const World& world, const TestOptions& options, double axial_increment) {
+  if (!(options.dynamic_force_fraction > 0.0)) return std::numeric_limits<double>::infinity();
+  const auto [mass, diameter] = mean_mass_and_diameter(world);
+  return std::sqrt(mass * axial_increment /
+                   (options.dynamic_force_fraction * options.confining_stress * diameter));
+}
+
 QuasiStaticOptions driver_options(const Sample& sample, const TestOptions& options,
                                   double axial_increment) {
   QuasiStaticOptions quasi;
+  quasi.pseudo_time_step = pseudo_time_step(sample.world, options, axial_increment);
+  if (std::isfinite(quasi.pseudo_time_step)) {
+    quasi.dynamic_force_limit = options.equilibrium_fraction * options.confining_stress *
+                                mean_mass_and_diameter(sample.world).second;
+    quasi.max_relaxation_steps = options.max_relaxation_steps;
+  }
   const double k = options.k_normal;
   quasi.contact.stiffness = {k, std::isinf(k) ? k : 2.0 * k / 3.0};  // k_T = 2 k_N / 3
   quasi.contact.frictional = options.friction > 0.0;
@@ -54,13 +83,16 @@ TestPoint measure(const QuasiStaticReport& r, double width0, double height0, int
   for (const Contact& c : r.contacts) p.deepest_overlap = std::max(p.deepest_overlap, -c.gap);
   p.overshooting_particles = r.overshooting_particles;
   p.largest_motion = r.largest_motion;
+  p.largest_dynamic_force = r.largest_dynamic_force;
+  p.relaxation_steps = r.relaxation_steps;
   p.converged = r.converged();
   return p;
 }
 
-// Solves one load step; where the interior point method does not converge (the configuration is
-// then unchanged), the step is retried as two half steps of the displacement-driven walls, down
-// to 1 / 2^kMaxHalvings of the step. Returns the last report, or nullptr with `failure` set.
+// Solves one load step; where the interior point method does not converge or the step finds no
+// static equilibrium (the configuration is then unchanged), the step is retried as two half steps
+// of the displacement-driven walls, down to 1 / 2^kMaxHalvings of the step. Returns the last
+// report, or nullptr with `failure` set.
 const QuasiStaticReport* solve_load(QuasiStaticDriver& driver, const LoadStep& load, int depth,
                                     int& substeps, std::string& failure) {
   const QuasiStaticReport& r = driver.step(load);
@@ -74,7 +106,7 @@ const QuasiStaticReport* solve_load(QuasiStaticDriver& driver, const LoadStep& l
       splittable = true;
     }
   if (!splittable || depth >= kMaxHalvings) {
-    failure = r.interior_point.message;
+    failure = r.message;
     return nullptr;
   }
   if (solve_load(driver, half, depth + 1, substeps, failure) == nullptr) return nullptr;
@@ -87,16 +119,17 @@ namespace {
 
 // The fields of a TestPoint in a checkpoint, in this order.
 nlohmann::json point_json(const TestPoint& p) {
-  return nlohmann::json::array(
-      {p.step, p.axial_strain, p.volumetric_strain, p.sigma1, p.sigma3, p.newton_steps, p.substeps,
-       p.solve_seconds, p.step_seconds, p.contacts, p.rattlers, p.idle_particles, p.idle_released,
-       p.deepest_overlap, p.overshooting_particles, p.largest_motion, p.converged});
+  return nlohmann::json::array({p.step, p.axial_strain, p.volumetric_strain, p.sigma1, p.sigma3,
+                                p.newton_steps, p.substeps, p.solve_seconds, p.step_seconds,
+                                p.contacts, p.rattlers, p.idle_particles, p.idle_released,
+                                p.deepest_overlap, p.overshooting_particles, p.largest_motion,
+                                p.largest_dynamic_force, p.relaxation_steps, p.converged});
 }
 
 TestPoint point_from(const nlohmann::json& j) {
   TestPoint p;
-  if (!j.is_array() || j.size() != 17)
-    throw nlohmann::json::other_error::create(501, "points: expected 17 values per point", &j);
+  if (!j.is_array() || j.size() != 19)
+    throw nlohmann::json::other_error::create(501, "points: expected 19 values per point", &j);
   p.step = j[0].get<int>();
   p.axial_strain = j[1].get<double>();
   p.volumetric_strain = j[2].get<double>();
@@ -113,7 +146,9 @@ TestPoint point_from(const nlohmann::json& j) {
   p.deepest_overlap = j[13].get<double>();
   p.overshooting_particles = j[14].get<long>();
   p.largest_motion = j[15].get<double>();
-  p.converged = j[16].get<bool>();
+  p.largest_dynamic_force = j[16].get<double>();
+  p.relaxation_steps = j[17].get<long>();
+  p.converged = j[18].get<bool>();
   return p;
 }
 
@@ -132,7 +167,10 @@ nlohmann::json test_identity(const Sample& sample, const TestOptions& o) {
           {"load_steps", o.load_steps},
           {"consolidation_steps", o.consolidation_steps},
           {"mechanism_motion", o.mechanism_motion},
-          {"tolerance", o.tolerance}};
+          {"tolerance", o.tolerance},
+          {"dynamic_force_fraction", o.dynamic_force_fraction},
+          {"equilibrium_fraction", o.equilibrium_fraction},
+          {"max_relaxation_steps", o.max_relaxation_steps}};
 }
 
 // Between two load steps: the next step, the walls' distances, the curve so far.
@@ -247,6 +285,8 @@ TestRun run_biaxial_test(const Sample& sample, const TestOptions& options,
   TestRun run;
   run.family = sample.family;
   run.k_normal = options.k_normal;
+  run.pseudo_time_step = pseudo_time_step(sample.world, options, increment);
+  run.contact_force_scale = options.confining_stress * mean_mass_and_diameter(world).second;
   CurveCheckpoints checkpoints(persistence, test_identity(sample, options));
   if (checkpoints.resume(state, run, world, loading)) return run;
   const double s3 = options.confining_stress;

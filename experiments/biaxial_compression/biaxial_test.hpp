@@ -19,6 +19,15 @@ struct TestOptions {
   int consolidation_steps = 0;       // static steps at the reference state before step 0
   double mechanism_motion = 1.0;     // m (one mean diameter): a larger wall step stops the run
   double tolerance = 1e-6;           // of the interior point method's stop test (README.md)
+  // The pseudo-time step of the load steps (eq. 4.15 from rest, quasi_static_driver.hpp) is
+  // chosen so that the dynamic force of a particle moved from rest by one axial increment,
+  // m u / dt^2, is this fraction of a contact force sigma_3 d (README.md); 0: eq. 4.16 exactly.
+  double dynamic_force_fraction = 1e-3;
+  // A load step whose largest dynamic force exceeds this fraction of sigma_3 d has no static
+  // equilibrium near its start: not applied, and halved like a step that does not converge.
+  double equilibrium_fraction = 1e-2;
+  // Kinetic relaxation steps allowed after such a step before it is halved (driver option).
+  long max_relaxation_steps = 50;
 };
 
 // State after one load step: the chapter's wall-based measures (Sec. 4.4.1).
@@ -34,11 +43,13 @@ struct TestPoint {
   double step_seconds = 0.0;
   long contacts = 0;
   long rattlers = 0;
-  long idle_particles = 0;          // in the problem, without force: kept in place by the driver
-  long idle_released = 0;           // idle, but moved to make room for a neighbour
-  double deepest_overlap = 0.0;     // -(least gap) of the step's contacts at its start, m
-  long overshooting_particles = 0;  // moved by more than the collision margin (driver's guard)
-  double largest_motion = 0.0;      // of a particle's point in the step, m
+  long idle_particles = 0;             // in the problem, without force: kept in place by the driver
+  long idle_released = 0;              // idle, but moved to make room for a neighbour
+  double deepest_overlap = 0.0;        // -(least gap) of the step's contacts at its start, m
+  long overshooting_particles = 0;     // moved by more than the collision margin (driver's guard)
+  double largest_motion = 0.0;         // of a particle's point in the step, m
+  double largest_dynamic_force = 0.0;  // of eq. 4.15's M_bar dx (driver), N (N m rotation)
+  long relaxation_steps = 0;           // kinetic relaxation steps of the load step (driver)
   bool converged = true;
   double deviatoric() const { return sigma1 - sigma3; }
 };
@@ -48,6 +59,8 @@ struct TestRun {
   double k_normal = 0.0;
   double width0 = 0.0, height0 = 0.0;  // after consolidation
   double porosity0 = 0.0;              // 1 - particle area / (W0 H0)
+  double pseudo_time_step = 0.0;       // s (infinity: eq. 4.16)
+  double contact_force_scale = 0.0;    // sigma_3 d, N
   std::vector<TestPoint> points;       // converged load steps, from step 0
   std::string failure;  // non-empty: the load step that did not converge, where the run stopped
 };

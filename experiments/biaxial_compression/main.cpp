@@ -63,7 +63,8 @@ void write_curves(const std::string& path, const std::vector<Outcome>& outcomes)
   std::ofstream out(path);
   out << "family,k_n,step,axial_strain,volumetric_strain,sigma1,sigma3,deviatoric,newton_steps,"
          "substeps,solve_seconds,step_seconds,contacts,rattlers,idle_particles,"
-         "idle_released,overshooting_particles,largest_motion,deepest_overlap\n";
+         "idle_released,overshooting_particles,largest_motion,deepest_overlap,largest_dynamic_"
+         "force,relaxation_steps\n";
   out.precision(10);
   for (const Outcome& o : outcomes)
     for (const TestPoint& p : o.run.points)
@@ -72,7 +73,8 @@ void write_curves(const std::string& path, const std::vector<Outcome>& outcomes)
           << "," << p.deviatoric() << "," << p.newton_steps << "," << p.substeps << ","
           << p.solve_seconds << "," << p.step_seconds << "," << p.contacts << "," << p.rattlers
           << "," << p.idle_particles << "," << p.idle_released << "," << p.overshooting_particles
-          << "," << p.largest_motion << "," << p.deepest_overlap << "\n";
+          << "," << p.largest_motion << "," << p.deepest_overlap << "," << p.largest_dynamic_force
+          << "," << p.relaxation_steps << "\n";
 }
 
 void record_sample(ExperimentResults& results, const Sample& sample) {
@@ -112,9 +114,14 @@ void record_run(ExperimentResults& results, const Outcome& o) {
   results.measure(f + "IPM Newton steps per load step", m.mean_newton_steps, "");
   results.measure(f + "wall-clock per load step", m.mean_step_seconds, "s");
   results.measure(f + "extra solves (halved load steps)", static_cast<double>(m.substeps), "");
+  results.measure(f + "pseudo-time step (eq. 4.15 from rest)", o.run.pseudo_time_step, "s",
+                  "m u / dt^2 = 1e-3 sigma_3 d for a particle moved by one axial increment");
   long guarded = 0;
-  double largest = 0.0, unflagged_peak = 0.0, overlap = 0.0;
+  double largest = 0.0, unflagged_peak = 0.0, overlap = 0.0, dynamic = 0.0;
+  long relaxations = 0;
   for (const TestPoint& p : o.run.points) {
+    relaxations += p.relaxation_steps;
+    dynamic = std::max(dynamic, p.largest_dynamic_force);
     guarded += p.overshooting_particles > 0 ? 1 : 0;
     largest = std::max(largest, p.largest_motion);
     overlap = std::max(overlap, p.deepest_overlap);
@@ -127,6 +134,11 @@ void record_run(ExperimentResults& results, const Outcome& o) {
                   unflagged_peak, "N/m^2",
                   "the single-step spikes of the peak come with many particles beyond the margin");
   results.measure(f + "deepest overlap at the start of a load step", overlap, "m");
+  results.measure(f + "largest dynamic force of a load step / (sigma_3 d)",
+                  o.run.contact_force_scale > 0.0 ? dynamic / o.run.contact_force_scale : 0.0, "",
+                  "how far a load step is from the static equilibrium of eq. 4.16");
+  results.measure(f + "kinetic relaxation steps", static_cast<double>(relaxations), "",
+                  "after load steps whose dynamic forces exceeded 1e-2 sigma_3 d");
 }
 
 }  // namespace

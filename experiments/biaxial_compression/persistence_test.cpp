@@ -74,6 +74,8 @@ void require_same_curve(const TestRun& a, const TestRun& b) {
     BOOST_TEST(p.newton_steps == q.newton_steps);
     BOOST_TEST(p.contacts == q.contacts);
     BOOST_TEST(p.largest_motion == q.largest_motion);
+    BOOST_TEST(p.largest_dynamic_force == q.largest_dynamic_force);
+    BOOST_TEST(p.relaxation_steps == q.relaxation_steps);
   }
 }
 

@@ -1,5 +1,7 @@
 // The quasi-static driver (Krabbenhoft/NURBS chapter eq. 4.16) on a particle that carries no
-// force: its displacement is not determined by the static problem and must not be applied.
+// force: its displacement is not determined by the static problem and must not be applied;
+// and with a pseudo-time step (eq. 4.15 from rest), against the dynamic stepper and a closed
+// form.
 #define BOOST_TEST_MODULE quasi_static_driver
 #include "moreau/variational/quasi_static_driver.hpp"
 
@@ -7,6 +9,8 @@
 #include <cmath>
 #include <limits>
 
+#include "moreau/core/error.hpp"
+#include "moreau/variational/variational_stepper.hpp"
 #include "test_support.hpp"
 
 using namespace moreau;
@@ -200,4 +204,159 @@ BOOST_AUTO_TEST_CASE(rod_freed_by_a_turn_is_a_rattler) {
   BOOST_TEST(r.rattlers == 2);
   BOOST_TEST(r.contacts.size() == 3u);  // A: floor, left, right
   BOOST_TEST((p.world.bodies[r_index].position - start).norm() == 0.0);
+}
+
+// With a pseudo-time step dt the load step is the dynamic problem eq. 4.15 started from rest
+// (quasi_static_driver.hpp): the same step as VariationalStepper's with theta = 1 and zero
+// velocities, which solves eq. 4.15 in its eliminated form (N = dt^2 H^T M^-1 H, no equality
+// rows). A determinate column falling onto the floor (gaps 1-2 mm, closed in the step), rigid
+// and elastic: the two formulations give the same positions and forces.
+BOOST_AUTO_TEST_CASE(pseudo_time_step_is_the_dynamic_step_from_rest) {
+  for (const double k_n : {kInf, 1e6}) {
+    BOOST_TEST_CONTEXT("k_N " << k_n) {
+      World world = test::floor_world(0.5, 9.81, Dimension::two);
+      test::add_ball(world, 0.1, 1000.0, Vec3(0.0, 0.101, 0.0));
+      test::add_ball(world, 0.05, 3000.0, Vec3(0.01, 0.2525, 0.0));
+      add_rectangle(world, 0.1, 0.05, Vec3(0.0, 0.354, 0.0));
+      World copy = world;
+      const double dt = 0.02;
+      const variational::ContactStiffness stiffness{k_n, std::isinf(k_n) ? kInf : 2.0 * k_n / 3.0};
+      QuasiStaticOptions options;
+      options.gravity = true;
+      options.contact.stiffness = stiffness;
+      options.collision.margin = 0.02;
+      options.pseudo_time_step = dt;
+      options.interior_point.tolerance = 1e-10;
+      QuasiStaticDriver driver(world, options);
+      const QuasiStaticReport& r = driver.step({});
+      BOOST_TEST_REQUIRE(r.converged(), r.interior_point.message);
+      VariationalOptions dynamic;
+      dynamic.time_step = dt;
+      dynamic.theta = 1.0;
+      dynamic.contact.stiffness = stiffness;
+      dynamic.collision.margin = 0.02;
+      dynamic.interior_point.tolerance = 1e-10;
+      VariationalStepper stepper(copy, dynamic);
+      const StepReport& s = stepper.step();
+      BOOST_TEST_REQUIRE(s.solver_stats.converged);
+      const VecX& forces = variational_details(s).forces;
+      BOOST_TEST_REQUIRE(forces.size() == r.forces.size());
+      BOOST_TEST((forces - r.forces).norm() <= 1e-7 * forces.norm());
+      for (std::size_t b = 1; b < world.bodies.size(); ++b) {
+        BOOST_TEST((world.bodies[b].position - copy.bodies[b].position).norm() <= 1e-9);
+        BOOST_TEST(world.bodies[b].orientation.angularDistance(copy.bodies[b].orientation) <= 1e-9);
+      }
+      // The column carries part of its weight at the end of the step: dynamic forces left.
+      BOOST_TEST(r.largest_dynamic_force > 0.0);
+    }
+  }
+}
+
+// A square on a rigid floor (mu = 0.5) under a load tilted by g_x against g = 10: below the
+// friction limit (g_x = 4.5) it stays, by eq. 4.16 and eq. 4.15 alike; above it (g_x = 5.5)
+// eq. 4.16 has no equilibrium, which the step reports without moving the square, and eq. 4.15
+// from rest slides it by the closed form s = dt^2 (g_x - mu g) / (1 + mu^2), lifted by mu s
+// (the associated sliding rule, eq. 4.13-4.14): the dynamic forces m s / dt^2 and m mu s / dt^2
+// balance the load less the contact force at the friction limit.
+BOOST_AUTO_TEST_CASE(pseudo_time_step_slides_a_block_by_the_closed_form) {
+  const double mu = 0.5, g = 10.0, dt = 0.1;
+  for (const double g_x : {4.5, 5.5}) {
+    for (const double step : {kInf, dt}) {
+      BOOST_TEST_CONTEXT("g_x " << g_x << ", pseudo-time step " << step) {
+        World world = test::floor_world(mu, g, Dimension::two);
+        world.gravity.x() = g_x;
+        const Vec3 start(0.0, 0.5, 0.0);
+        const int square = add_rectangle(world, 0.5, 0.5, start);
+        QuasiStaticOptions options;
+        options.gravity = true;
+        options.collision.margin = 0.05;
+        options.pseudo_time_step = step;
+        options.interior_point.tolerance = 1e-10;
+        QuasiStaticDriver driver(world, options);
+        const QuasiStaticReport& r = driver.step({});
+        const Vec3 moved = world.bodies[square].position - start;
+        if (g_x < mu * g) {
+          BOOST_TEST_REQUIRE(r.converged(), r.interior_point.message);
+          BOOST_TEST(moved.norm() <= 1e-9, moved.norm());
+        } else if (std::isinf(step)) {
+          BOOST_TEST(!r.converged());
+          BOOST_TEST(moved.norm() == 0.0);
+        } else {
+          BOOST_TEST_REQUIRE(r.converged(), r.interior_point.message);
+          const double slide = dt * dt * (g_x - mu * g) / (1.0 + mu * mu);
+          BOOST_TEST(moved.x() == slide, tt::tolerance(1e-6));
+          BOOST_TEST(moved.y() == mu * slide, tt::tolerance(1e-6));
+          const double mass = world.bodies[square].mass;
+          BOOST_TEST(r.largest_dynamic_force == mass * slide / (dt * dt), tt::tolerance(1e-6));
+        }
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(pseudo_time_step_must_be_positive) {
+  World world = test::floor_world(0.5, 10.0, Dimension::two);
+  add_rectangle(world, 0.5, 0.5, Vec3(0.0, 0.5, 0.0));
+  for (const double step : {0.0, -1.0, std::nan("")}) {
+    QuasiStaticOptions options;
+    options.pseudo_time_step = step;
+    auto names_the_field = [](const InputError& e) {
+      return std::string(e.what()).find("pseudo_time_step") != std::string::npos;
+    };
+    BOOST_CHECK_EXCEPTION(QuasiStaticDriver(world, options), InputError, names_the_field);
+  }
+}
+
+// Kinetic relaxation (QuasiStaticOptions::max_relaxation_steps): a frictionless disk (radius 0.1)
+// just above the left face of a V groove (faces at 30 degrees), 0.2 from the right face, beyond the
+// collision margin (0.05): under gravity there is no static equilibrium near the start (eq.
+// 4.16 has no solution), and eq. 4.15 from rest with dt = 1 s would slide it metres through the
+// right face. Over the limit (1% of the weight) the step is refused; relaxation steps short
+// enough for half the margin (0.025 m) slide it down, about 0.289 / 0.025 steps, into the
+// bottom of the groove, where the load step is then solved: the disk touches both faces.
+BOOST_AUTO_TEST_CASE(relaxation_steps_find_the_equilibrium_beyond_the_margin) {
+  const double half_angle = M_PI / 6.0, radius = 0.1, up_slope = 0.289;
+  const Vec3 left_normal(std::sin(half_angle), std::cos(half_angle), 0.0);
+  const Vec3 right_normal(-std::sin(half_angle), std::cos(half_angle), 0.0);
+  const Vec3 slope(-std::cos(half_angle), std::sin(half_angle), 0.0);
+  // 1 mm above the face: a gap of exactly zero computes as a rounding residue (1e-17 m) here,
+  // which the force problem's stop test would take as its displacement scale.
+  const Vec3 start = up_slope * slope + (radius + 1e-3) * left_normal;
+  for (const long relaxations : {0L, 50L}) {
+    BOOST_TEST_CONTEXT("max_relaxation_steps " << relaxations) {
+      World world;
+      world.dimension = Dimension::two;
+      world.gravity = Vec3(0.0, -10.0, 0.0);
+      world.friction = FrictionTable(0.0);
+      for (const Vec3& normal : {left_normal, right_normal}) {
+        RigidBody face;
+        face.motion = Motion::fixed;
+        face.shape.geometry = HalfSpace{normal};
+        world.add_body(face);
+      }
+      const int disk = test::add_ball(world, radius, 1.0, start);
+      QuasiStaticOptions options;
+      options.gravity = true;
+      options.contact.frictional = false;
+      options.collision.margin = 0.05;
+      options.pseudo_time_step = 1.0;
+      options.dynamic_force_limit = 0.01 * world.bodies[disk].mass * 10.0;
+      options.max_relaxation_steps = relaxations;
+      options.interior_point.tolerance = 1e-10;
+      QuasiStaticDriver driver(world, options);
+      const QuasiStaticReport& r = driver.step({});
+      if (relaxations == 0) {
+        BOOST_TEST(!r.converged());
+        BOOST_TEST(r.message.find("dynamic_force_limit") != std::string::npos, r.message);
+        BOOST_TEST((world.bodies[disk].position - start).norm() == 0.0);
+        continue;
+      }
+      BOOST_TEST_REQUIRE(r.converged(), r.message);
+      BOOST_TEST(r.relaxation_steps >= 10);
+      BOOST_TEST(r.relaxation_steps <= 20);
+      const Vec3 bottom(0.0, radius / std::cos(half_angle), 0.0);
+      BOOST_TEST((world.bodies[disk].position - bottom).norm() <= 1e-6);
+      BOOST_TEST(driver.steps_taken() == 1);
+    }
+  }
 }

@@ -51,8 +51,8 @@ void ConicQp::validate() const {
     total += cone_dimensions[k];
   }
   if (total != n) {
-    throw InputError("ConicQp.cone_dimensions sum to " + std::to_string(total) +
-                     ", N has size " + std::to_string(n));
+    throw InputError("ConicQp.cone_dimensions sum to " + std::to_string(total) + ", N has size " +
+                     std::to_string(n));
   }
   if (linear.size() != n) {
     throw InputError("ConicQp.linear (r) has " + std::to_string(linear.size()) +
@@ -82,6 +82,16 @@ void ConicQp::validate() const {
     }
     if (!all_finite(equality_rhs)) {
       throw InputError("ConicQp.equality_rhs (b) has a non-finite entry");
+    }
+  }
+  if (equality_relaxation.size() != 0) {
+    if (equality_relaxation.size() != equality.rows()) {
+      throw InputError("ConicQp.equality_relaxation (E) has " +
+                       std::to_string(equality_relaxation.size()) + " entries, A has " +
+                       std::to_string(equality.rows()) + " rows");
+    }
+    if (!all_finite(equality_relaxation) || (equality_relaxation.array() < 0.0).any()) {
+      throw InputError("ConicQp.equality_relaxation (E) must be finite and >= 0");
     }
   }
 }

@@ -101,8 +101,8 @@ class Solver {
     std::vector<int> dependent;
     if (equality_rows_ > 0) {
       detail::EqualityRows rows(problem_.equality);
-      dependent = rows.dependent();
       least_norm = rows.least_norm_solution(problem_.equality_rhs);
+      dependent = relaxed() ? unrelaxed_dependent_rows() : rows.dependent();
     }
     initial_point(least_norm, warm_start, x, y, z);
     if (!dependent.empty()) return dependent_equalities(dependent);
@@ -117,6 +117,7 @@ class Solver {
       if (equality_rows_ > 0) {
         residual -= problem_.equality.transpose() * z;
         equality_residual = problem_.equality_rhs - problem_.equality * x;
+        if (relaxed()) equality_residual -= problem_.equality_relaxation.cwiseProduct(z);
         stats_.equality_residual =
             equality_residual.norm() / std::max({b_norm, (problem_.equality * x).norm(), kTiny});
       }
@@ -138,7 +139,7 @@ class Solver {
       if (!x.allFinite() || !y.allFinite() || !std::isfinite(stats_.primal_residual)) {
         return finish(InteriorPointStatus::diverged, "a non-finite iterate");
       }
-      const bool done = stop ? stop({x, y, stats_})
+      const bool done = stop ? stop({x, y, z, stats_})
                              : std::max({stats_.primal_residual, stats_.equality_residual,
                                          stats_.complementarity}) <= options_.tolerance;
       if (done) return finish(InteriorPointStatus::converged, "");
@@ -328,7 +329,7 @@ class Solver {
   }
 
   // Solves (N + C + A^T A) dx - A^T dz = A^T (lambda \ target) - residual (A^T A = W^2),
-  // A dx = equality_residual, then dy = A^T (lambda \ target - A dx) from the scaled
+  // A dx + E dz = equality_residual, then dy = A^T (lambda \ target - A dx) from the scaled
   // complementarity row, so that the step is consistent with the scaled-space update of the
   // scaling; the linear solve's error (CG) lands in the primal residual, which the next
   // Newton right-hand side contains and removes.
@@ -419,6 +420,29 @@ class Solver {
     return finish(InteriorPointStatus::not_positive_definite,
                   "the Newton matrix N + C + W^2 is not positive definite (N is not positive "
                   "semi-definite)");
+  }
+
+  bool relaxed() const { return problem_.equality_relaxation.size() > 0; }
+
+  // The rows of A x + E z = b that leave z non-unique: a dependent combination of the rows with
+  // E = 0 (a relaxed row's multiplier is fixed by its own E z).
+  std::vector<int> unrelaxed_dependent_rows() const {
+    std::vector<int> rigid;
+    for (int i = 0; i < equality_rows_; ++i) {
+      if (problem_.equality_relaxation(i) == 0.0) rigid.push_back(i);
+    }
+    if (rigid.empty()) return {};
+    std::vector<Eigen::Triplet<double>> triplets;
+    for (int k = 0; k < static_cast<int>(rigid.size()); ++k) {
+      for (SparseMatrix::InnerIterator it(problem_.equality, rigid[k]); it; ++it)
+        triplets.emplace_back(k, static_cast<int>(it.col()), it.value());
+    }
+    SparseMatrix rows(static_cast<int>(rigid.size()), problem_.equality.cols());
+    rows.setFromTriplets(triplets.begin(), triplets.end());
+    const detail::EqualityRows rigid_rows(rows);
+    std::vector<int> dependent;
+    for (const int k : rigid_rows.dependent()) dependent.push_back(rigid[k]);
+    return dependent;
   }
 
   InteriorPointStats dependent_equalities(const std::vector<int>& rows) {

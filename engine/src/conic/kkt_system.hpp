@@ -2,9 +2,10 @@
 // The Newton system of the interior point method with its equality constraints (private to
 // the engine),
 //
-//   H dx - A^T dz = rhs,   A dx = equality_rhs,   H = N + C + W^2,
+//   H dx - A^T dz = rhs,   A dx + E dz = equality_rhs,   H = N + C + W^2,
 //
-// i.e. the KKT matrix [H A^T; A 0] applied to (dx, -dz). Without equality rows it is H dx = rhs
+// i.e. the KKT matrix [H A^T; A -E] applied to (dx, -dz) (E: the relaxation of the rows,
+// conic_qp.hpp; 0 unless given). Without equality rows it is H dx = rhs
 // (newton_system.hpp). Two ways to handle the rows:
 // - the dense Schur complement A H^-1 A^T (one solve with H per row, a dense LDL^T): for the
 //   matrix-free back-end, which has no matrix to factor, and for few rows;

@@ -2,9 +2,10 @@
 // matrix (Vanderbei 1995; the primal-dual regularization of Friedlander & Orban 2012, as in
 // ECOS and Clarabel),
 //
-//   K_reg = [ H + D_p    A^T  ]      H = N + C + W^2,  D_p = delta diag(H),
-//           [   A      -D_d   ]      D_d = delta diag(A diag(H)^-1 A^T),
+//   K_reg = [ H + D_p    A^T      ]      H = N + C + W^2,  D_p = delta diag(H),
+//           [   A      -E - D_d   ]      D_d = delta diag(A diag(H)^-1 A^T + E),
 //
+// (E the relaxation of the equality rows, conic_qp.hpp; 0 for plain equalities)
 // factored by CHOLMOD's simplicial LDL^T once per Newton step (the fill-reducing ordering is
 // computed once: the pattern never changes), and solved with iterative refinement on the
 // unregularized K (D_p = D_d = 0).
@@ -87,16 +88,19 @@ class QuasiDefiniteSystem final : public KktSystem {
       values[diagonal_[j]] += primal_regularization_(j);
       weights_(j) = 1.0 / std::sqrt(h_diagonal_(j));
     }
-    // diag(A diag(H)^-1 A^T), the scale of the dual rows (A has no zero row: equality_rank.cpp).
+    // diag(A diag(H)^-1 A^T + E), the scale of the dual rows (A has no zero row:
+    // equality_rank.cpp).
     const SparseMatrix& a = problem_.equality;
     for (int i = 0; i < m_; ++i) {
-      double schur = 0.0;
+      const double relaxation =
+          problem_.equality_relaxation.size() > 0 ? problem_.equality_relaxation(i) : 0.0;
+      double schur = relaxation;
       for (SparseMatrix::InnerIterator it(a, i); it; ++it) {
         schur += it.value() * it.value() / h_diagonal_(it.col());
       }
       if (!(schur > 0.0) || !std::isfinite(schur)) return false;
       dual_regularization_(i) = kRegularization * schur;
-      values[diagonal_[n_ + i]] = -dual_regularization_(i);
+      values[diagonal_[n_ + i]] = -relaxation - dual_regularization_(i);
       weights_(n_ + i) = 1.0 / std::sqrt(schur);
     }
     if (!factor_.factorize(matrix_)) return false;
@@ -124,7 +128,7 @@ class QuasiDefiniteSystem final : public KktSystem {
   }
 
  private:
-  // K d with the unregularized K = K_reg - diag(D_p, -D_d).
+  // K d with the unregularized K = K_reg - diag(D_p, -D_d) (E stays: it is part of K).
   VecX apply_kkt(const VecX& d) const {
     VecX out = matrix_.selfadjointView<Eigen::Lower>() * d;
     out.head(n_) -= primal_regularization_.cwiseProduct(d.head(n_));

@@ -1,4 +1,5 @@
-// The equality rows eliminated by the dense Schur complement S = A H^-1 A^T: Z = H^-1 A^T
+// The equality rows eliminated by the dense Schur complement S = A H^-1 A^T (+ E for relaxed
+// rows, conic_qp.hpp): Z = H^-1 A^T
 // (one solve with H per row, with either back-end), S = A Z and its dense LDL^T, then
 // dx = H^-1 rhs + Z dz with S dz = equality_rhs - A H^-1 rhs. Its cost is cubic in the rows,
 // so it suits few rows; it is the matrix-free back-end's only way (no matrix to factor), and
@@ -39,7 +40,9 @@ class SchurComplementSystem final : public KktSystem {
       iterations += column_iterations;
       solved_columns_.col(j) = solution;
     }
-    const MatX schur = problem_.equality * solved_columns_;
+    MatX schur = problem_.equality * solved_columns_;
+    if (problem_.equality_relaxation.size() > 0)
+      schur.diagonal() += problem_.equality_relaxation;  // A H^-1 A^T + E
     schur_factor_.compute(0.5 * (schur + schur.transpose()));
     return schur_factor_.info() == Eigen::Success;
   }

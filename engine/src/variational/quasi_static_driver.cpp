@@ -7,6 +7,7 @@
 
 #include "moreau/contact/contact_system.hpp"
 #include "moreau/core/error.hpp"
+#include "moreau/model/body.hpp"
 #include "moreau/model/shape.hpp"
 #include "moreau/variational/rigid_escape.hpp"
 #include "solver_report.hpp"
@@ -215,6 +216,23 @@ std::vector<bool> idle_particles(const World& world, const std::vector<Contact>&
   return idle;
 }
 
+// E of the relaxed equilibrium rows (force_problem.hpp): M_bar = M / dt^2 on the translation
+// rows, J / dt^2 on the rotation rows of each particle (eq. 4.5 with theta = 1), 0 on the rows of
+// force-driven walls (no mass) and where the body's inverse mass is 0 (a locked rotation: its
+// moment is carried by the lock, as eq. 4.16 has it).
+VecX dynamic_relaxation(const World& world, const Equilibrium& eq, double pseudo_time_step) {
+  VecX relaxation = VecX::Zero(static_cast<int>(eq.row_body.size()));
+  for (int r = 0; r < relaxation.size(); ++r) {
+    const int dof = eq.row_dof[r];
+    if (dof < 0) continue;
+    const InverseMass inverse = inverse_mass(world.bodies[eq.row_body[r]], world.dimension);
+    const double inverse_entry = dof < 2 ? inverse.linear(dof) : inverse.angular(2, 2);
+    if (inverse_entry > 0.0)
+      relaxation(r) = 1.0 / (inverse_entry * pseudo_time_step * pseudo_time_step);
+  }
+  return relaxation;
+}
+
 struct Displacements {
   std::vector<Vec3> move;    // translation per body, m
   std::vector<double> turn;  // rotation about z per body, rad
@@ -339,6 +357,16 @@ void QuasiStaticOptions::validate(const World& world) const {
   contact.validate(world);
   collision.validate();
   interior_point.validate();
+  if (!(dynamic_force_limit > 0.0))
+    throw InputError("dynamic_force_limit must be > 0 N (infinity: no limit), got " +
+                     std::to_string(dynamic_force_limit));
+  if (max_relaxation_steps < 0)
+    throw InputError("max_relaxation_steps must be >= 0, got " +
+                     std::to_string(max_relaxation_steps));
+  if (!(pseudo_time_step > 0.0))
+    throw InputError(
+        "pseudo_time_step must be > 0 s (infinity: the static problem eq. 4.16), got " +
+        std::to_string(pseudo_time_step));
   const int n = static_cast<int>(world.bodies.size());
   for (const auto& [name, index] :
        {std::pair{"box.left", box.left}, std::pair{"box.right", box.right},
@@ -364,8 +392,8 @@ void QuasiStaticDriver::resume(variational::ShearHistory history, long steps_tak
   steps_ = steps_taken;
 }
 
-const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
-  check_load(world_, load);
+QuasiStaticReport QuasiStaticDriver::solve_step(const LoadStep& load, double pseudo_time_step,
+                                                double dynamic_force_limit) {
   const int bodies = static_cast<int>(world_.bodies.size());
   std::vector<Vec6> particle_load(bodies, Vec6::Zero());
   for (int b = 0; b < bodies; ++b) {
@@ -373,7 +401,6 @@ const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
       particle_load[b] = world_.external_force(b);
   }
   QuasiStaticReport report;
-  report.step = steps_ + 1;
   report.contacts = without_rattlers(world_, detect_contacts(world_, options_.collision),
                                      particle_load, options_.contact.frictional, report.rattlers);
   const std::vector<Contact>& contacts = report.contacts;
@@ -403,6 +430,8 @@ const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
   const Equilibrium eq = equilibrium(world_, contacts, particle_load, load);
   problem.equality = eq.matrix;
   problem.equality_rhs = eq.rhs;
+  if (std::isfinite(pseudo_time_step))
+    problem.equality_relaxation = dynamic_relaxation(world_, eq, pseudo_time_step);
   // Force scale of the stop test: the loads, or the force of a contact compressed by the
   // step's displacement scale (when the loads are zero and the sample gives way, every force
   // may vanish).
@@ -424,15 +453,36 @@ const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
     // The solver's resolution of a force: its stop test leaves an inactive contact a force of
     // about tolerance x the force scale (force_problem.hpp).
     const double resolution = options_.interior_point.tolerance * problem.force_scale;
-    const std::vector<bool> idle = idle_particles(world_, contacts, report.forces, resolution);
     moved = step_displacements(world_, eq, solution.multipliers, load);
-    // Gaps to the solver's resolution in length: its stop test relative to the gaps' scale.
-    hold_idle(world_, contacts, idle, options_.interior_point.tolerance * problem.length_scale,
-              moved, report);
-    apply_displacements(world_, moved);
-    guard_motion(world_, moved, options_.collision.margin, report);
-    if (!options_.contact.rigid_tangential())
-      history_.store(keys, variational::tangential_forces(solution, n));
+    if (problem.equality_relaxation.size() > 0) {
+      // Eq. 4.15 determines every particle's displacement (its dynamic forces): none is idle.
+      report.largest_dynamic_force =
+          problem.equality_relaxation.cwiseProduct(solution.multipliers).cwiseAbs().maxCoeff();
+      if (report.largest_dynamic_force > dynamic_force_limit) {
+        report.in_equilibrium = false;
+        report.message =
+            "quasi-static step: no static equilibrium: a dynamic force of " +
+            std::to_string(report.largest_dynamic_force) +
+            " (N or N m) exceeds dynamic_force_limit = " + std::to_string(dynamic_force_limit) +
+            " (eq. 4.15 from rest; eq. 4.16 has no solution nearby)";
+        guard_motion(world_, moved, options_.collision.margin, report);  // the motion refused
+        moved.move.assign(bodies, Vec3::Zero());
+        moved.turn.assign(bodies, 0.0);
+      }
+    } else {
+      const std::vector<bool> idle = idle_particles(world_, contacts, report.forces, resolution);
+      // Gaps to the solver's resolution in length: its stop test relative to the gaps' scale.
+      hold_idle(world_, contacts, idle, options_.interior_point.tolerance * problem.length_scale,
+                moved, report);
+    }
+    if (report.in_equilibrium) {
+      apply_displacements(world_, moved);
+      guard_motion(world_, moved, options_.collision.margin, report);
+      if (!options_.contact.rigid_tangential())
+        history_.store(keys, variational::tangential_forces(solution, n));
+    }
+  } else {
+    report.message = report.interior_point.message;
   }
   for (const WallLoad& w : load.walls) {
     report.walls.push_back({w.body, world_.bodies[w.body].position,
@@ -445,6 +495,48 @@ const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
   if (box.bottom >= 0 && box.top >= 0)
     report.height = world_.bodies[box.top].position.y() - world_.bodies[box.bottom].position.y();
   report.area = report.width * report.height;
+  return report;
+}
+
+const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
+  check_load(world_, load);
+  const double dt = options_.pseudo_time_step;
+  QuasiStaticReport report = solve_step(load, dt, options_.dynamic_force_limit);
+  if (!report.in_equilibrium && options_.max_relaxation_steps > 0) {
+    // Kinetic relaxation (QuasiStaticOptions::max_relaxation_steps): eq. 4.15 from rest with
+    // the displacement-driven walls held and the force-driven ones loaded, each step short
+    // enough that no point moves by more than half the collision margin (the motion of a fixed
+    // dynamic force scales with dt^2), until the dynamic forces are below the limit; then the
+    // load step again.
+    LoadStep hold = load;
+    for (WallLoad& w : hold.walls) {
+      if (w.control == WallControl::displacement) w.value = 0.0;
+    }
+    const double target = 0.5 * options_.collision.margin;
+    double relaxation_dt = dt;
+    double motion = report.largest_motion;
+    long relaxations = 0;
+    bool relaxed = false;
+    while (relaxations < options_.max_relaxation_steps) {
+      if (motion > target) relaxation_dt *= std::sqrt(target / motion);
+      const QuasiStaticReport r =
+          solve_step(hold, relaxation_dt, std::numeric_limits<double>::infinity());
+      ++relaxations;
+      if (!r.converged()) break;
+      motion = r.largest_motion;
+      if (r.largest_dynamic_force <= options_.dynamic_force_limit) {
+        relaxed = true;
+        break;
+      }
+    }
+    if (relaxed) report = solve_step(load, dt, options_.dynamic_force_limit);
+    report.relaxation_steps = relaxations;
+    if (!relaxed) {
+      report.message += "; " + std::to_string(relaxations) +
+                        " relaxation steps did not bring the dynamic forces below the limit";
+    }
+  }
+  report.step = steps_ + 1;
   ++steps_;
   report_ = std::move(report);
   return report_;

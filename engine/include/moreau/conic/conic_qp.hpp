@@ -10,6 +10,12 @@
 //
 //   C ∋ x  ⊥  y = (N + C) x + r - A^T z  ∈ C,   A x = b     (z: equality multipliers).
 //
+// Equality rows may be relaxed by a diagonal E >= 0, A x + E z = b: the optimality conditions
+// of the same program with a free variable s, A x + s = b, at the cost 1/2 s^T E^-1 s. This is
+// the dynamic force problem of the Krabbenhoft/NURBS chapter (eq. 4.15: s the dynamic forces r
+// and t, E = M / (theta dt^2) the scaled masses of eq. 4.5, z the displacements) beside its
+// static limit eq. 4.16 (E = 0). A relaxed row never makes z non-unique.
+//
 // Contact problems reach it through the transformation of Kleinert eq. 22 -> 23 (see
 // interior_point_solver.hpp); a force-based problem with contact elasticity supplies C.
 #include <array>
@@ -118,6 +124,7 @@ struct ConicQp {
   std::vector<int> cone_dimensions;            // 1, 2 or 3 each, summing to size()
   SparseMatrix equality;                       // A (rows x size()); 0 rows: none
   VecX equality_rhs;                           // b
+  VecX equality_relaxation;                    // diagonal of E (>= 0), one per row; empty: 0
 
   int size() const { return hessian ? hessian->size() : 0; }
   // Throws InputError naming the field: null N, sizes that do not match, a cone dimension

@@ -124,6 +124,7 @@ struct InteriorPointStats {
 struct InteriorPointIterate {
   const VecX& x;
   const VecX& y;
+  const VecX& z;  // equality multipliers (empty without equality rows)
   const InteriorPointStats& stats;
 };
 // Returns true to stop (counted as converged). Without one, the method stops when

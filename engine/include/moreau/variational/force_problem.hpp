@@ -62,6 +62,10 @@ struct ForceProblem {
   VecX friction;              // mu per contact (>= 0)
   SparseMatrix equality;      // A (rows x 2 per contact); 0 rows: none
   VecX equality_rhs;          // b, N (and N m for moment rows)
+  // E per equality row (empty: 0): A f + E z = b, the equilibrium relaxed by the dynamic forces
+  // of eq. 4.15 started from rest, E = M / (theta dt^2) (eq. 4.5; N/m, N m for rotation rows)
+  // and -z the displacements; 0 is the static limit eq. 4.16.
+  VecX equality_relaxation;
   // The scales of the stop test (force_problem.cpp): displacements are measured relative to
   // |r|_inf (length_scale when r = 0: a particle size), forces relative to
   // max(|f|_inf, force_scale) (force_scale: a particle weight; 0: |f| alone), so that a force

@@ -33,7 +33,25 @@
 // held it would overlap a neighbour that eq. 4.16 moved towards it (the room was made by its
 // own displacement): then it moves by that, which its gaps bound (it is no rattler).
 // A particle moving by more than the collision margin in one step is counted in the report.
+//
+// The pseudo-time step (QuasiStaticOptions::pseudo_time_step). Eq. 4.16 determines the
+// displacements only up to the mechanisms that cost nothing: a particle that rolls or slides
+// along its loaded neighbours at the friction limit without changing the dissipation, a chain
+// that turns about its ends. The interior point method then returns a point deep inside that
+// set, and in the 1,520-particle biaxial runs one load step moved a loaded particle by 38 m
+// (README of experiments/biaxial_compression). Eq. 4.16 is the limit dt -> infinity of the
+// dynamic problem eq. 4.15; with a finite pseudo-time step dt each load step is eq. 4.15
+// started from rest (v0 = 0, so that only theta dt^2 enters: theta = 1): the equilibrium rows
+// become N0 p + N0^ q + r = f_ext with the dynamic forces r = M_bar dx, M_bar = M / dt^2
+// (eq. 4.5, J / dt^2 for the rotation rows), which the core solves as relaxed equality rows
+// (conic_qp.hpp). A mechanism that costs nothing in eq. 4.16 then costs its kinetic energy
+// and stays at rest; the loaded motion of the sample differs from eq. 4.16 by the dynamic
+// forces, reported per step (largest_dynamic_force), which a dt long against the step's motion
+// keeps small. Force-driven walls have no mass: their rows stay exact. No particle is idle then
+// (eq. 4.15 moves a particle by the net force on it, so one without force stays), and none is
+// held. Infinite dt (the default) is eq. 4.16 itself.
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "moreau/collision/collision_detector.hpp"
@@ -73,6 +91,18 @@ struct QuasiStaticOptions {
   bool gravity = false;               // f_ext = the world's gravity on the particles
   CollisionOptions collision;         // margin: must exceed the motion of one load step
   conic::InteriorPointOptions interior_point = variational::default_interior_point_options();
+  // dt of eq. 4.15 started from rest each load step (above), s; > 0, infinity: eq. 4.16.
+  double pseudo_time_step = std::numeric_limits<double>::infinity();
+  // With a finite pseudo-time step: a step whose largest dynamic force exceeds this (N, N m for
+  // rotation rows) found no static equilibrium near the start (eq. 4.16 would have none): it is
+  // not applied and is reported as not converged. > 0; infinity: every step is applied.
+  double dynamic_force_limit = std::numeric_limits<double>::infinity();
+  // A step over the limit is followed by at most this many kinetic relaxation steps (eq. 4.15
+  // from rest with the displacement-driven walls held, the pseudo-time step shortened so that no
+  // point moves by more than half the collision margin) until the dynamic forces are below the
+  // limit, and is then solved again: the rearrangement that a lost equilibrium starts, resolved
+  // before the load goes on. 0: the step is reported as not converged at once.
+  long max_relaxation_steps = 0;
   SampleBox box;
   void validate(const World& world) const;  // throws InputError naming the field
 };
@@ -103,9 +133,18 @@ struct QuasiStaticReport {
   // largest such motion (|u| + |omega| x reach), m.
   long overshooting_particles = 0;
   double largest_motion = 0.0;
+  // The largest dynamic force of eq. 4.15 (M_bar dx of a translation row, J_bar dalpha of a
+  // rotation row: N, N m) with a finite pseudo-time step; 0 for eq. 4.16.
+  double largest_dynamic_force = 0.0;
   conic::InteriorPointStats interior_point;
   double solve_seconds = 0.0;  // wall-clock of the conic solve
-  bool converged() const { return interior_point.status == conic::InteriorPointStatus::converged; }
+  // False when the dynamic forces exceeded QuasiStaticOptions::dynamic_force_limit.
+  bool in_equilibrium = true;
+  long relaxation_steps = 0;  // kinetic relaxation steps before the step (options)
+  std::string message;        // why the step was not applied (empty when it was)
+  bool converged() const {
+    return in_equilibrium && interior_point.status == conic::InteriorPointStatus::converged;
+  }
 };
 
 class QuasiStaticDriver {
@@ -113,11 +152,12 @@ class QuasiStaticDriver {
   // Throws InputError for a 3D or invalid world, invalid options.
   QuasiStaticDriver(World& world, QuasiStaticOptions options);
 
-  // Solves eq. 4.16 for one load step and updates the configuration (velocities stay zero).
-  // Throws InputError for a load naming a dynamic or unknown body, a non-unit direction or a
-  // non-finite value, SimulationError for a loaded particle without contacts or a
-  // force-driven wall that touches no particle. A solve that does
-  // not converge is a status in the report (the configuration is then left unchanged).
+  // Solves eq. 4.16 (eq. 4.15 from rest with a pseudo-time step) for one load step and updates
+  // the configuration (velocities stay zero). Throws InputError for a load naming a dynamic or
+  // unknown body, a non-unit direction or a non-finite value, SimulationError for a loaded
+  // particle without contacts or a force-driven wall that touches no particle. A solve that does
+  // not converge, or dynamic forces over the limit, is a status in the report with its message
+  // (the configuration is then left unchanged).
   const QuasiStaticReport& step(const LoadStep& load);
 
   const QuasiStaticReport& last_report() const { return report_; }
@@ -133,6 +173,11 @@ class QuasiStaticDriver {
   World& world_;
   QuasiStaticOptions options_;
   variational::ShearHistory history_;
+  // One solve of eq. 4.15 (finite dt) or 4.16 from the current configuration; applied unless it
+  // does not converge or its dynamic forces exceed the limit.
+  QuasiStaticReport solve_step(const LoadStep& load, double pseudo_time_step,
+                               double dynamic_force_limit);
+
   QuasiStaticReport report_;
   long steps_ = 0;
 };
