@@ -90,9 +90,9 @@ TestPoint measure(const QuasiStaticReport& r, double width0, double height0, int
 }
 
 // Solves one load step; where the interior point method does not converge or the step finds no
-// static equilibrium (the configuration is then unchanged), the step is retried as two half steps
-// of the displacement-driven walls, down to 1 / 2^kMaxHalvings of the step. Returns the last
-// report, or nullptr with `failure` set.
+// static equilibrium (the load is then not applied; the driver's relaxation steps are), the step is
+// retried as two half steps of the displacement-driven walls, down to 1 / 2^kMaxHalvings of the
+// step. Returns the last report, or nullptr with `failure` set.
 const QuasiStaticReport* solve_load(QuasiStaticDriver& driver, const LoadStep& load, int depth,
                                     int& substeps, std::string& failure) {
   const QuasiStaticReport& r = driver.step(load);

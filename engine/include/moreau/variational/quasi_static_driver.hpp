@@ -156,8 +156,9 @@ class QuasiStaticDriver {
   // the configuration (velocities stay zero). Throws InputError for a load naming a dynamic or
   // unknown body, a non-unit direction or a non-finite value, SimulationError for a loaded
   // particle without contacts or a force-driven wall that touches no particle. A solve that does
-  // not converge, or dynamic forces over the limit, is a status in the report with its message
-  // (the configuration is then left unchanged).
+  // not converge, or dynamic forces over the limit, is a status in the report with its message:
+  // the load is then not applied (relaxation steps taken before it stay applied: they moved the
+  // sample towards an equilibrium under the unchanged boundary conditions).
   const QuasiStaticReport& step(const LoadStep& load);
 
   const QuasiStaticReport& last_report() const { return report_; }
