@@ -229,6 +229,10 @@ class Solver {
       last_step_inexact_ = inexact_step;
       stalled = step < kSmallestStep ? stalled + 1 : 0;
       if (stalled >= kStalledStepsAllowed) {
+        // Steps stall at the cone boundary both when the iterates run off along a ray (no
+        // solution, named as such) and when rounding limits the direction near the solution.
+        if (unbounded()) return diverged_without_bound();
+        if (infeasible()) return infeasible_equalities();
         if (near_solution()) {
           return finish(InteriorPointStatus::numerical_limit,
                         "the step length fell below " + std::to_string(kSmallestStep) +

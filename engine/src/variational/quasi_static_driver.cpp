@@ -504,10 +504,12 @@ const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
   QuasiStaticReport report = solve_step(load, dt, options_.dynamic_force_limit);
   if (!report.in_equilibrium && options_.max_relaxation_steps > 0) {
     // Kinetic relaxation (QuasiStaticOptions::max_relaxation_steps): eq. 4.15 from rest with
-    // the displacement-driven walls held and the force-driven ones loaded, each step short
-    // enough that no point moves by more than half the collision margin (the motion of a fixed
-    // dynamic force scales with dt^2), until the dynamic forces are below the limit; then the
-    // load step again.
+    // the displacement-driven walls held and the force-driven ones loaded, until the dynamic
+    // forces are below the limit; then the load step again. The motion of a fixed dynamic force
+    // scales with dt^2, so each step's dt is the last one times sqrt(target / motion): no point
+    // moves by much more than half the collision margin, and once the rearrangement slows the
+    // steps lengthen again (at most doubling per step, the usual safeguard of a step-size
+    // controller, and never beyond the load step's dt) instead of creeping at the shortest dt.
     LoadStep hold = load;
     for (WallLoad& w : hold.walls) {
       if (w.control == WallControl::displacement) w.value = 0.0;
@@ -518,7 +520,8 @@ const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
     long relaxations = 0;
     bool relaxed = false;
     while (relaxations < options_.max_relaxation_steps) {
-      if (motion > target) relaxation_dt *= std::sqrt(target / motion);
+      const double factor = motion > 0.0 ? std::sqrt(target / motion) : 2.0;
+      relaxation_dt = std::min(dt, relaxation_dt * std::min(factor, 2.0));
       const QuasiStaticReport r =
           solve_step(hold, relaxation_dt, std::numeric_limits<double>::infinity());
       ++relaxations;

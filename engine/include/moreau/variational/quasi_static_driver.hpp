@@ -98,8 +98,9 @@ struct QuasiStaticOptions {
   // not applied and is reported as not converged. > 0; infinity: every step is applied.
   double dynamic_force_limit = std::numeric_limits<double>::infinity();
   // A step over the limit is followed by at most this many kinetic relaxation steps (eq. 4.15
-  // from rest with the displacement-driven walls held, the pseudo-time step shortened so that no
-  // point moves by more than half the collision margin) until the dynamic forces are below the
+  // from rest with the displacement-driven walls held, the pseudo-time step adapted to move no
+  // point by much more than half the collision margin: shortened after a long motion,
+  // lengthened again up to this dt as the motion slows) until the dynamic forces are below the
   // limit, and is then solved again: the rearrangement that a lost equilibrium starts, resolved
   // before the load goes on. 0: the step is reported as not converged at once.
   long max_relaxation_steps = 0;
