@@ -57,6 +57,10 @@ QuasiStaticOptions driver_options(const Sample& sample, const TestOptions& optio
   const double k = options.k_normal;
   quasi.contact.stiffness = {k, std::isinf(k) ? k : 2.0 * k / 3.0};  // k_T = 2 k_N / 3
   quasi.contact.frictional = options.friction > 0.0;
+  // The rigid run starts from the reference state of k_N = 1e8 (overlaps F / k_N ~ 5e-6 m):
+  // kept, not opened, by its rigid load steps (ContactModel::keep_rigid_overlaps; README.md
+  // "Deviations").
+  quasi.contact.keep_rigid_overlaps = true;
   // Contacts must be in the problem before a step closes them: twice the wall's step, and at
   // least 5% of a diameter for the lateral rearrangements.
   quasi.collision.margin = std::max(0.05, 2.0 * axial_increment);

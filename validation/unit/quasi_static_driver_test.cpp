@@ -360,3 +360,38 @@ BOOST_AUTO_TEST_CASE(relaxation_steps_find_the_equilibrium_beyond_the_margin) {
     }
   }
 }
+
+// ContactModel::keep_rigid_overlaps: a rigid disk (radius 0.1) under gravity on the floor, one
+// step of eq. 4.15 from rest (dt = 1 s). Overlapping the floor by 1e-3, it is lifted out of the
+// overlap by the gap as computed, and stays where it is with the overlap kept (the step may
+// not deepen it). 1e-3 above the floor it falls onto it either way: a positive gap is kept.
+// Closed forms: the rise, and the floor's force m (g + rise / dt^2).
+BOOST_AUTO_TEST_CASE(rigid_overlaps_are_kept_not_opened) {
+  const double radius = 0.1, offset = 1e-3;
+  for (const bool keep : {false, true}) {
+    for (const double gap : {-offset, offset}) {
+      BOOST_TEST_CONTEXT("keep_rigid_overlaps " << keep << ", gap " << gap) {
+        World world = test::floor_world(0.5, 10.0, Dimension::two);
+        const Vec3 start(0.0, radius + gap, 0.0);
+        const int disk = test::add_ball(world, radius, 1.0, start);
+        QuasiStaticOptions options;
+        options.gravity = true;
+        options.collision.margin = 0.05;
+        options.pseudo_time_step = 1.0;
+        options.contact.keep_rigid_overlaps = keep;
+        options.interior_point.tolerance = 1e-10;
+        QuasiStaticDriver driver(world, options);
+        const QuasiStaticReport& r = driver.step({});
+        BOOST_TEST_REQUIRE(r.converged(), r.message);
+        BOOST_TEST_REQUIRE(r.contacts.size() == 1u);
+        const double rise = world.bodies[disk].position.y() - start.y();
+        const double expected = (keep && gap < 0.0) ? 0.0 : -gap;
+        BOOST_TEST(std::abs(rise - expected) <= 1e-9);
+        BOOST_TEST(std::abs(world.bodies[disk].position.x()) <= 1e-9);
+        // The floor carries the weight and the dynamic force of the rise: p = m (g + rise / dt^2).
+        const double force = world.bodies[disk].mass * (10.0 + expected);
+        BOOST_TEST(std::abs(r.forces(0) - force) <= 1e-9 * force);
+      }
+    }
+  }
+}

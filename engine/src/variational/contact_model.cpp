@@ -1,5 +1,6 @@
 #include "moreau/variational/contact_model.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "moreau/contact/contact_system.hpp"
@@ -49,7 +50,9 @@ ForceProblem contact_force_problem(const World& world, const std::vector<Contact
   problem.friction = model.frictional ? friction_coefficients(world, contacts) : VecX::Zero(n);
   problem.length_scale = mean_particle_radius(world);
   problem.linear = local_velocities(world, contacts, known_displacement, 2);  // H^T dx_known
-  for (int i = 0; i < n; ++i) problem.linear(2 * i) += contacts[i].gap;
+  const bool keep_overlaps = model.keep_rigid_overlaps && model.rigid();
+  for (int i = 0; i < n; ++i)
+    problem.linear(2 * i) += keep_overlaps ? std::max(contacts[i].gap, 0.0) : contacts[i].gap;
   if (!model.rigid()) {
     problem.compliance.resize(2 * n);
     for (int i = 0; i < n; ++i) {

@@ -20,6 +20,14 @@ struct ContactModel {
   // supports 1:3:1). Empty: `stiffness` everywhere.
   std::vector<ContactStiffness> material_stiffness;
   bool frictional = true;  // mu from the world's friction table; false: mu = 0
+  // Rigid model only: a contact that overlaps at the start of the step (g0 < 0) enters with
+  // g0 = 0, so that the step may not deepen the overlap but need not open it, as Moreau's
+  // contact dynamics constrains a closed contact's relative motion only (the velocity-level
+  // Signorini condition). For a state reached with elastic contacts (overlaps F / k_N) the
+  // gaps as they are would ask every overlap to open within the step, which an interlocked
+  // non-convex pair overlapping on opposite sides cannot do by any rigid motion: eq. 4.16 then
+  // has no solution (experiments/biaxial_compression/README.md). False: g0 as computed.
+  bool keep_rigid_overlaps = false;
   // Throws InputError naming k_n, k_t or material_stiffness[i].
   void validate(const World& world) const;
   bool rigid() const;             // no contact has a compliance
