@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 #include <utility>
+#include <variant>
 
 #include "moreau/contact/contact_system.hpp"
 #include "moreau/core/error.hpp"
@@ -332,7 +333,10 @@ void guard_motion(const World& world, const Displacements& d, double margin,
   for (int b = 0; b < static_cast<int>(world.bodies.size()); ++b) {
     const RigidBody& body = world.bodies[b];
     if (!body.is_dynamic()) continue;
-    const double reach = body.shape.offset.norm() + bounding_radius(body.shape.geometry);
+    // A sphere (a disk in the plane) turning about its centre moves no point of its outline.
+    const bool round = std::holds_alternative<Sphere>(body.shape.geometry);
+    const double reach =
+        body.shape.offset.norm() + (round ? 0.0 : bounding_radius(body.shape.geometry));
     const double motion = d.move[b].norm() + std::abs(d.turn[b]) * reach;
     report.largest_motion = std::max(report.largest_motion, motion);
     if (motion > margin) ++report.overshooting_particles;

@@ -131,7 +131,8 @@ struct QuasiStaticReport {
   long persistent_contacts = 0;  // contacts that carried a shear history
   // The displacement guard: particles a point of which moved by more than the collision margin
   // in the step (applied, but the step may have crossed contacts outside its problem), and the
-  // largest such motion (|u| + |omega| x reach), m.
+  // largest such motion (|u| + |omega| x reach, reach = the shape's offset plus, unless it is a
+  // sphere/disk that turns about its centre without moving its outline, its bounding radius), m.
   long overshooting_particles = 0;
   double largest_motion = 0.0;
   // The largest dynamic force of eq. 4.15 (M_bar dx of a translation row, J_bar dalpha of a
