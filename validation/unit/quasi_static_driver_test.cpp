@@ -395,3 +395,51 @@ BOOST_AUTO_TEST_CASE(rigid_overlaps_are_kept_not_opened) {
     }
   }
 }
+
+// A load step that moves a point beyond the collision margin, its dynamic forces under the
+// limit (10 weights here): applied and counted without relaxation (the guard); with relaxation
+// refused like a step over the force limit. The disk of the V groove above slides 5 m in the
+// step of dt = 1 s. The relaxation's first step (dt cut to the margin) takes it 0.025 m down,
+// its dynamic force under the limit; the load step again slides beyond the margin and is not
+// converged, for the caller to shorten.
+BOOST_AUTO_TEST_CASE(load_step_beyond_the_margin_is_refused_with_relaxation) {
+  const double half_angle = M_PI / 6.0, radius = 0.1, margin = 0.05;
+  const Vec3 left_normal(std::sin(half_angle), std::cos(half_angle), 0.0);
+  const Vec3 slope(-std::cos(half_angle), std::sin(half_angle), 0.0);
+  const Vec3 start = 0.289 * slope + (radius + 1e-3) * left_normal;
+  for (const long relaxations : {0L, 50L}) {
+    BOOST_TEST_CONTEXT("max_relaxation_steps " << relaxations) {
+      World world;
+      world.dimension = Dimension::two;
+      world.gravity = Vec3(0.0, -10.0, 0.0);
+      world.friction = FrictionTable(0.0);
+      RigidBody face;
+      face.motion = Motion::fixed;
+      face.shape.geometry = HalfSpace{left_normal};
+      world.add_body(face);
+      const int disk = test::add_ball(world, radius, 1.0, start);
+      QuasiStaticOptions options;
+      options.gravity = true;
+      options.contact.frictional = false;
+      options.collision.margin = margin;
+      options.pseudo_time_step = 1.0;
+      options.dynamic_force_limit = 10.0 * world.bodies[disk].mass * 10.0;
+      options.max_relaxation_steps = relaxations;
+      options.interior_point.tolerance = 1e-10;
+      QuasiStaticDriver driver(world, options);
+      const QuasiStaticReport& r = driver.step({});
+      const double moved = (world.bodies[disk].position - start).norm();
+      if (relaxations == 0) {
+        BOOST_TEST_REQUIRE(r.converged(), r.message);
+        BOOST_TEST(r.overshooting_particles == 1);
+        BOOST_TEST(moved > 1.0);
+        continue;
+      }
+      BOOST_TEST(!r.converged());
+      BOOST_TEST(r.message.find("more than") != std::string::npos, r.message);
+      BOOST_TEST(r.relaxation_steps >= 1);
+      BOOST_TEST(moved <= margin);
+      BOOST_TEST(moved > 0.0);
+    }
+  }
+}

@@ -397,7 +397,7 @@ void QuasiStaticDriver::resume(variational::ShearHistory history, long steps_tak
 }
 
 QuasiStaticReport QuasiStaticDriver::solve_step(const LoadStep& load, double pseudo_time_step,
-                                                double dynamic_force_limit) {
+                                                double dynamic_force_limit, double motion_limit) {
   const int bodies = static_cast<int>(world_.bodies.size());
   std::vector<Vec6> particle_load(bodies, Vec6::Zero());
   for (int b = 0; b < bodies; ++b) {
@@ -480,10 +480,17 @@ QuasiStaticReport QuasiStaticDriver::solve_step(const LoadStep& load, double pse
                 moved, report);
     }
     if (report.in_equilibrium) {
-      apply_displacements(world_, moved);
       guard_motion(world_, moved, options_.collision.margin, report);
-      if (!options_.contact.rigid_tangential())
-        history_.store(keys, variational::tangential_forces(solution, n));
+      if (report.largest_motion > motion_limit) {
+        report.in_equilibrium = false;
+        report.message = "quasi-static step: a point moved by " +
+                         std::to_string(report.largest_motion) + " m, more than " +
+                         std::to_string(motion_limit) + " m: the step is not applied";
+      } else {
+        apply_displacements(world_, moved);
+        if (!options_.contact.rigid_tangential())
+          history_.store(keys, variational::tangential_forces(solution, n));
+      }
     }
   } else {
     report.message = report.interior_point.message;
@@ -505,8 +512,16 @@ QuasiStaticReport QuasiStaticDriver::solve_step(const LoadStep& load, double pse
 const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
   check_load(world_, load);
   const double dt = options_.pseudo_time_step;
-  QuasiStaticReport report = solve_step(load, dt, options_.dynamic_force_limit);
-  if (!report.in_equilibrium && options_.max_relaxation_steps > 0) {
+  const double unlimited = std::numeric_limits<double>::infinity();
+  // With relaxation, a load step that moves a point beyond the collision margin is refused like
+  // one over the force limit: it may have crossed contacts outside its problem, and the
+  // overlaps it would leave make the next steps violent. The relaxation resolves the
+  // rearrangement in steps the margin covers; a load step still too long is not converged (the
+  // caller may halve it).
+  const bool relaxing = options_.max_relaxation_steps > 0;
+  const double load_motion_limit = relaxing ? options_.collision.margin : unlimited;
+  QuasiStaticReport report = solve_step(load, dt, options_.dynamic_force_limit, load_motion_limit);
+  if (!report.in_equilibrium && relaxing) {
     // Kinetic relaxation (QuasiStaticOptions::max_relaxation_steps): eq. 4.15 from rest with
     // the displacement-driven walls held and the force-driven ones loaded, until the dynamic
     // forces are below the limit; then the load step again. The motion of a fixed dynamic force
@@ -526,17 +541,23 @@ const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
     while (relaxations < options_.max_relaxation_steps) {
       const double factor = motion > 0.0 ? std::sqrt(target / motion) : 2.0;
       relaxation_dt = std::min(dt, relaxation_dt * std::min(factor, 2.0));
+      // A relaxation step that moves a point beyond the collision margin may have crossed
+      // contacts outside its problem (the overlaps it leaves make the next steps violent): it
+      // is not applied, and is taken again with the dt its motion asks for.
       const QuasiStaticReport r =
-          solve_step(hold, relaxation_dt, std::numeric_limits<double>::infinity());
+          solve_step(hold, relaxation_dt, unlimited, options_.collision.margin);
       ++relaxations;
-      if (!r.converged()) break;
       motion = r.largest_motion;
+      if (r.interior_point.status == conic::InteriorPointStatus::converged &&
+          motion > options_.collision.margin)
+        continue;
+      if (!r.converged()) break;
       if (r.largest_dynamic_force <= options_.dynamic_force_limit) {
         relaxed = true;
         break;
       }
     }
-    if (relaxed) report = solve_step(load, dt, options_.dynamic_force_limit);
+    if (relaxed) report = solve_step(load, dt, options_.dynamic_force_limit, load_motion_limit);
     report.relaxation_steps = relaxations;
     if (!relaxed) {
       report.message += "; " + std::to_string(relaxations) +

@@ -177,9 +177,10 @@ class QuasiStaticDriver {
   QuasiStaticOptions options_;
   variational::ShearHistory history_;
   // One solve of eq. 4.15 (finite dt) or 4.16 from the current configuration; applied unless it
-  // does not converge or its dynamic forces exceed the limit.
+  // does not converge, its dynamic forces exceed the limit or a point moves by more than
+  // `motion_limit` (m).
   QuasiStaticReport solve_step(const LoadStep& load, double pseudo_time_step,
-                               double dynamic_force_limit);
+                               double dynamic_force_limit, double motion_limit);
 
   QuasiStaticReport report_;
   long steps_ = 0;
