@@ -8,6 +8,7 @@
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "moreau/core/error.hpp"
 #include "moreau/variational/variational_stepper.hpp"
@@ -307,6 +308,47 @@ BOOST_AUTO_TEST_CASE(pseudo_time_step_must_be_positive) {
   }
 }
 
+// A frictionless disk (radius 0.1) under gravity 1 mm above the left face of a V groove (faces
+// at 30 degrees), 0.289 up the slope; the right face only with `right_face`. The options: one
+// step of eq. 4.15 from rest with dt = 1 s, margin 0.05, a force limit of `limit_in_weights`
+// weights. (1 mm above the face: a gap of exactly zero computes as a rounding residue, 1e-17
+// m, which the force problem's stop test would take as its displacement scale.)
+struct Groove {
+  World world;
+  int disk = -1;
+  Vec3 start = Vec3::Zero();
+  QuasiStaticOptions options;
+};
+
+Groove v_groove(bool right_face, double limit_in_weights, long relaxations) {
+  const double half_angle = M_PI / 6.0, radius = 0.1, up_slope = 0.289;
+  const Vec3 left_normal(std::sin(half_angle), std::cos(half_angle), 0.0);
+  const Vec3 right_normal(-std::sin(half_angle), std::cos(half_angle), 0.0);
+  const Vec3 slope(-std::cos(half_angle), std::sin(half_angle), 0.0);
+  Groove g;
+  g.start = up_slope * slope + (radius + 1e-3) * left_normal;
+  g.world.dimension = Dimension::two;
+  g.world.gravity = Vec3(0.0, -10.0, 0.0);
+  g.world.friction = FrictionTable(0.0);
+  std::vector<Vec3> normals{left_normal};
+  if (right_face) normals.push_back(right_normal);
+  for (const Vec3& normal : normals) {
+    RigidBody face;
+    face.motion = Motion::fixed;
+    face.shape.geometry = HalfSpace{normal};
+    g.world.add_body(face);
+  }
+  g.disk = test::add_ball(g.world, radius, 1.0, g.start);
+  g.options.gravity = true;
+  g.options.contact.frictional = false;
+  g.options.collision.margin = 0.05;
+  g.options.pseudo_time_step = 1.0;
+  g.options.dynamic_force_limit = limit_in_weights * g.world.bodies[g.disk].mass * 10.0;
+  g.options.max_relaxation_steps = relaxations;
+  g.options.interior_point.tolerance = 1e-10;
+  return g;
+}
+
 // Kinetic relaxation (QuasiStaticOptions::max_relaxation_steps): a frictionless disk (radius 0.1)
 // just above the left face of a V groove (faces at 30 degrees), 0.2 from the right face, beyond the
 // collision margin (0.05): under gravity there is no static equilibrium near the start (eq.
@@ -315,35 +357,14 @@ BOOST_AUTO_TEST_CASE(pseudo_time_step_must_be_positive) {
 // enough for half the margin (0.025 m) slide it down, about 0.289 / 0.025 steps, into the
 // bottom of the groove, where the load step is then solved: the disk touches both faces.
 BOOST_AUTO_TEST_CASE(relaxation_steps_find_the_equilibrium_beyond_the_margin) {
-  const double half_angle = M_PI / 6.0, radius = 0.1, up_slope = 0.289;
-  const Vec3 left_normal(std::sin(half_angle), std::cos(half_angle), 0.0);
-  const Vec3 right_normal(-std::sin(half_angle), std::cos(half_angle), 0.0);
-  const Vec3 slope(-std::cos(half_angle), std::sin(half_angle), 0.0);
-  // 1 mm above the face: a gap of exactly zero computes as a rounding residue (1e-17 m) here,
-  // which the force problem's stop test would take as its displacement scale.
-  const Vec3 start = up_slope * slope + (radius + 1e-3) * left_normal;
+  const double half_angle = M_PI / 6.0, radius = 0.1;
   for (const long relaxations : {0L, 50L}) {
     BOOST_TEST_CONTEXT("max_relaxation_steps " << relaxations) {
-      World world;
-      world.dimension = Dimension::two;
-      world.gravity = Vec3(0.0, -10.0, 0.0);
-      world.friction = FrictionTable(0.0);
-      for (const Vec3& normal : {left_normal, right_normal}) {
-        RigidBody face;
-        face.motion = Motion::fixed;
-        face.shape.geometry = HalfSpace{normal};
-        world.add_body(face);
-      }
-      const int disk = test::add_ball(world, radius, 1.0, start);
-      QuasiStaticOptions options;
-      options.gravity = true;
-      options.contact.frictional = false;
-      options.collision.margin = 0.05;
-      options.pseudo_time_step = 1.0;
-      options.dynamic_force_limit = 0.01 * world.bodies[disk].mass * 10.0;
-      options.max_relaxation_steps = relaxations;
-      options.interior_point.tolerance = 1e-10;
-      QuasiStaticDriver driver(world, options);
+      Groove g = v_groove(true, 0.01, relaxations);
+      World& world = g.world;
+      const int disk = g.disk;
+      const Vec3 start = g.start;
+      QuasiStaticDriver driver(world, g.options);
       const QuasiStaticReport& r = driver.step({});
       if (relaxations == 0) {
         BOOST_TEST(!r.converged());
@@ -403,30 +424,14 @@ BOOST_AUTO_TEST_CASE(rigid_overlaps_are_kept_not_opened) {
 // its dynamic force under the limit; the load step again slides beyond the margin and is not
 // converged, for the caller to shorten.
 BOOST_AUTO_TEST_CASE(load_step_beyond_the_margin_is_refused_with_relaxation) {
-  const double half_angle = M_PI / 6.0, radius = 0.1, margin = 0.05;
-  const Vec3 left_normal(std::sin(half_angle), std::cos(half_angle), 0.0);
-  const Vec3 slope(-std::cos(half_angle), std::sin(half_angle), 0.0);
-  const Vec3 start = 0.289 * slope + (radius + 1e-3) * left_normal;
+  const double margin = 0.05;
   for (const long relaxations : {0L, 50L}) {
     BOOST_TEST_CONTEXT("max_relaxation_steps " << relaxations) {
-      World world;
-      world.dimension = Dimension::two;
-      world.gravity = Vec3(0.0, -10.0, 0.0);
-      world.friction = FrictionTable(0.0);
-      RigidBody face;
-      face.motion = Motion::fixed;
-      face.shape.geometry = HalfSpace{left_normal};
-      world.add_body(face);
-      const int disk = test::add_ball(world, radius, 1.0, start);
-      QuasiStaticOptions options;
-      options.gravity = true;
-      options.contact.frictional = false;
-      options.collision.margin = margin;
-      options.pseudo_time_step = 1.0;
-      options.dynamic_force_limit = 10.0 * world.bodies[disk].mass * 10.0;
-      options.max_relaxation_steps = relaxations;
-      options.interior_point.tolerance = 1e-10;
-      QuasiStaticDriver driver(world, options);
+      Groove g = v_groove(false, 10.0, relaxations);
+      World& world = g.world;
+      const int disk = g.disk;
+      const Vec3 start = g.start;
+      QuasiStaticDriver driver(world, g.options);
       const QuasiStaticReport& r = driver.step({});
       const double moved = (world.bodies[disk].position - start).norm();
       if (relaxations == 0) {
