@@ -102,7 +102,10 @@ struct QuasiStaticOptions {
   // point by much more than half the collision margin: shortened after a long motion,
   // lengthened again up to this dt as the motion slows) until the dynamic forces are below the
   // limit, and is then solved again: the rearrangement that a lost equilibrium starts, resolved
-  // before the load goes on. 0: the step is reported as not converged at once.
+  // before the load goes on. With relaxation on, no step that moves a point further than the
+  // collision margin is applied: a load step that would is refused like one over the limit (and
+  // not converged if it still would after the relaxation), a relaxation step is taken again
+  // shorter. 0: the step is reported as not converged at once, and every motion is applied.
   long max_relaxation_steps = 0;
   SampleBox box;
   void validate(const World& world) const;  // throws InputError naming the field
