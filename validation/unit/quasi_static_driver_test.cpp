@@ -448,3 +448,52 @@ BOOST_AUTO_TEST_CASE(load_step_beyond_the_margin_is_refused_with_relaxation) {
     }
   }
 }
+
+// Gravity off, mu = 0.5. Disk A (radius 0.5) against the fixed left wall, 0.01 above the floor;
+// disk B (radius 0.5) on A's upper right (60 degrees, gap 0.01), the only particle within the
+// margin (0.05) of the force-driven right wall (gap 0.01). With the wall held, B can move away
+// from both contacts: the chord between its contact points leans 30 degrees from the wall's
+// normal, beyond the friction angle (26.6 degrees). The wall rests on B alone, as on a particle
+// that a shear band pushed out of a biaxial sample: B carries the wall's load and stays in the
+// step. Eq. 4.16 has no equilibrium then (a status, no error, nothing moves); eq. 4.15 with a
+// pseudo-time step moves B up and aside as the wall advances, the wall's contact force equal
+// to its load (the wall has no inertia).
+BOOST_AUTO_TEST_CASE(wall_resting_on_rattlers_loads_them) {
+  for (const double step : {kInf, 0.1}) {
+    BOOST_TEST_CONTEXT("pseudo-time step " << step) {
+      World world = test::floor_world(0.5, 0.0, Dimension::two);
+      test::add_ball(world, 0.5, 1.0, Vec3(0.5, 0.51, 0.0));
+      const Vec3 b_start = Vec3(0.5, 0.51, 0.0) + 1.01 * Vec3(0.5, std::sqrt(0.75), 0.0);
+      const int b = test::add_ball(world, 0.5, 1.0, b_start);
+      RigidBody left, right;
+      left.motion = Motion::fixed;
+      left.shape.geometry = HalfSpace{Vec3::UnitX()};
+      world.add_body(left);
+      right.motion = Motion::prescribed;
+      right.shape.geometry = HalfSpace{-Vec3::UnitX()};
+      right.position = Vec3(b_start.x() + 0.51, 0.0, 0.0);
+      const int wall = world.add_body(right);
+      QuasiStaticOptions options;
+      options.collision.margin = 0.05;
+      options.pseudo_time_step = step;
+      options.interior_point.tolerance = 1e-10;
+      QuasiStaticDriver driver(world, options);
+      const double force = 100.0;
+      const QuasiStaticReport& r =
+          driver.step({{{wall, -Vec3::UnitX(), WallControl::force, force}}});
+      BOOST_TEST(r.rattlers == 0);
+      BOOST_TEST(r.contacts.size() == 4u);  // A: floor, left wall, B; B: right wall
+      if (std::isinf(step)) {
+        BOOST_TEST(!r.converged());
+        BOOST_TEST(!r.message.empty());
+        BOOST_TEST((world.bodies[b].position - b_start).norm() == 0.0);
+      } else {
+        BOOST_TEST_REQUIRE(r.converged(), r.message);
+        BOOST_TEST(r.walls[0].contact_force.x() == force, tt::tolerance(1e-6));
+        BOOST_TEST(r.walls[0].displacement > 0.01);  // the gap closed, and further
+        BOOST_TEST(world.bodies[b].position.y() > b_start.y());
+        BOOST_TEST(r.largest_dynamic_force > 0.0);
+      }
+    }
+  }
+}

@@ -45,7 +45,7 @@ int root(std::vector<int>& parent, int b) {
 // prescribed body): their rigid motion is free, so the equilibrium rows are dependent there
 // (a loaded one has no equilibrium: left to the solve to report). Returns whether any was.
 bool remove_floating_clusters(const World& world, const std::vector<Contact>& contacts,
-                              const std::vector<Vec6>& load, std::vector<bool>& removed) {
+                              const std::vector<bool>& loaded, std::vector<bool>& removed) {
   const int bodies = static_cast<int>(world.bodies.size());
   std::vector<int> parent(bodies);
   for (int b = 0; b < bodies; ++b) parent[b] = b;
@@ -62,7 +62,7 @@ bool remove_floating_clusters(const World& world, const std::vector<Contact>& co
     }
   }
   for (int b = 0; b < bodies; ++b) {
-    if (world.bodies[b].is_dynamic() && load[b].norm() > 0.0) anchored[root(parent, b)] = true;
+    if (world.bodies[b].is_dynamic() && loaded[b]) anchored[root(parent, b)] = true;
   }
   bool any = false;
   for (int b = 0; b < bodies; ++b) {
@@ -77,11 +77,12 @@ bool remove_floating_clusters(const World& world, const std::vector<Contact>& co
 // their contacts, `variational::rigid_escape`: one contact or none, a particle held by contacts
 // on one side, an elongated one pinched at its ends that a turn frees) and of unloaded floating
 // clusters, until none is left; a loaded particle without contacts has no static solution.
-std::vector<Contact> without_rattlers(const World& world, std::vector<Contact> contacts,
-                                      const std::vector<Vec6>& load, bool frictional,
-                                      long& rattlers) {
+// `loaded`: the particles that carry a load (others may be added by the caller).
+std::vector<Contact> remove_rattlers(const World& world, std::vector<Contact> contacts,
+                                     const std::vector<bool>& loaded, bool frictional,
+                                     std::vector<bool>& removed) {
   const int bodies = static_cast<int>(world.bodies.size());
-  std::vector<bool> removed(bodies, false);
+  removed.assign(bodies, false);
   for (bool changed = true; changed;) {
     changed = false;
     std::vector<std::vector<variational::EscapeContact>> touching(bodies);
@@ -94,20 +95,55 @@ std::vector<Contact> without_rattlers(const World& world, std::vector<Contact> c
     }
     for (int b = 0; b < bodies; ++b) {
       if (!world.bodies[b].is_dynamic() || removed[b]) continue;
-      const bool loaded = load[b].norm() > 0.0;
-      if (loaded && touching[b].empty())
+      if (loaded[b] && touching[b].empty())
         throw SimulationError(
             "quasi-static step: particle " + std::to_string(b) + " (" + world.bodies[b].name +
             ") is loaded and has no contact: the static problem (Krabbenhoft/NURBS "
             "chapter eq. 4.16) has no solution");
-      if (!loaded && variational::is_rattler(touching[b])) {
+      if (!loaded[b] && variational::is_rattler(touching[b])) {
         removed[b] = true;
         changed = true;
       }
     }
     std::erase_if(contacts,
                   [&](const Contact& c) { return removed[c.body_a] || removed[c.body_b]; });
-    if (!changed) changed = remove_floating_clusters(world, contacts, load, removed);
+    if (!changed) changed = remove_floating_clusters(world, contacts, loaded, removed);
+  }
+  return contacts;
+}
+
+bool touches(const std::vector<Contact>& contacts, int body) {
+  return std::any_of(contacts.begin(), contacts.end(),
+                     [&](const Contact& c) { return c.body_a == body || c.body_b == body; });
+}
+
+// The rattler test holds every neighbour, a force-driven wall included. Where that wall would
+// then touch only rattlers, it presses them: its load reaches the sample through them (the wall
+// resting on a particle that a shear band pushed out, which the load squeezes aside), so they
+// count as loaded and stay in the step. Eq. 4.16 then has no equilibrium for such a particle (a
+// status, not an error), and eq. 4.15 with a pseudo-time step moves it aside as the wall
+// advances. Only a force-driven wall with no particle within the collision margin is an error.
+std::vector<Contact> without_rattlers(const World& world, const std::vector<Contact>& candidates,
+                                      const std::vector<Vec6>& load, const LoadStep& step,
+                                      bool frictional, long& rattlers) {
+  const int bodies = static_cast<int>(world.bodies.size());
+  std::vector<bool> loaded(bodies, false);
+  for (int b = 0; b < bodies; ++b) loaded[b] = world.bodies[b].is_dynamic() && load[b].norm() > 0.0;
+  std::vector<bool> removed;
+  std::vector<Contact> contacts;
+  for (bool pressed_more = true; pressed_more;) {
+    pressed_more = false;
+    contacts = remove_rattlers(world, candidates, loaded, frictional, removed);
+    for (const WallLoad& w : step.walls) {
+      if (w.control != WallControl::force || w.value == 0.0 || touches(contacts, w.body)) continue;
+      for (const Contact& c : candidates) {
+        if (c.body_a != w.body && c.body_b != w.body) continue;
+        const int particle = c.body_a == w.body ? c.body_b : c.body_a;
+        if (!world.bodies[particle].is_dynamic() || loaded[particle]) continue;
+        loaded[particle] = true;
+        pressed_more = true;
+      }
+    }
   }
   rattlers = 0;
   for (int b = 0; b < bodies; ++b) rattlers += removed[b] ? 1 : 0;
@@ -405,8 +441,9 @@ QuasiStaticReport QuasiStaticDriver::solve_step(const LoadStep& load, double pse
       particle_load[b] = world_.external_force(b);
   }
   QuasiStaticReport report;
-  report.contacts = without_rattlers(world_, detect_contacts(world_, options_.collision),
-                                     particle_load, options_.contact.frictional, report.rattlers);
+  report.contacts =
+      without_rattlers(world_, detect_contacts(world_, options_.collision), particle_load, load,
+                       options_.contact.frictional, report.rattlers);
   const std::vector<Contact>& contacts = report.contacts;
   const int n = static_cast<int>(contacts.size());
 
@@ -421,10 +458,7 @@ QuasiStaticReport QuasiStaticDriver::solve_step(const LoadStep& load, double pse
       world_, contacts, wall_motion, options_.contact, history_, keys);
   if (!options_.contact.rigid_tangential()) report.persistent_contacts = history_.persistent(keys);
   for (const WallLoad& w : load.walls) {
-    const bool touched = std::any_of(contacts.begin(), contacts.end(), [&](const Contact& c) {
-      return c.body_a == w.body || c.body_b == w.body;
-    });
-    if (w.control == WallControl::force && w.value != 0.0 && !touched)
+    if (w.control == WallControl::force && w.value != 0.0 && !touches(contacts, w.body))
       throw SimulationError("quasi-static step: wall body " + std::to_string(w.body) + " (" +
                             world_.bodies[w.body].name + ") carries a force " +
                             std::to_string(w.value) +

@@ -25,14 +25,17 @@
 // (u_x, u_y, omega) moves away from all its contacts, each strictly opening within its friction
 // cone (rigid_escape.hpp), carries no force (its contacts drop out, iteratively), and so does an
 // unloaded cluster of particles that touch only each other (its rigid motion is free); a loaded
-// particle without contacts has no static solution (error). Equilibrium rows that no force reaches
-// (the rotation of a frictionless disk) are dropped when their load is zero. A particle whose
-// contacts all end the step without force (below the solver's resolution, tolerance x force
-// scale) keeps its position: eq. 4.16 leaves its displacement undetermined, and the dynamic
-// problem eq. 4.15, of which it is the limit, moves a particle only by the forces on it; unless
-// held it would overlap a neighbour that eq. 4.16 moved towards it (the room was made by its
-// own displacement): then it moves by that, which its gaps bound (it is no rattler).
-// A particle moving by more than the collision margin in one step is counted in the report.
+// particle without contacts has no static solution (error). The test holds a force-driven wall
+// too; where that wall would then touch only rattlers, those carry its load and stay in the
+// step (eq. 4.16 has no equilibrium for them; eq. 4.15 with a pseudo-time step moves them aside).
+// Equilibrium rows that no force reaches (the rotation of a frictionless disk) are dropped when
+// their load is zero. A particle whose contacts all end the step without force (below the solver's
+// resolution, tolerance x force scale) keeps its position: eq. 4.16 leaves its displacement
+// undetermined, and the dynamic problem eq. 4.15, of which it is the limit, moves a particle only
+// by the forces on it; unless held it would overlap a neighbour that eq. 4.16 moved towards it (the
+// room was made by its own displacement): then it moves by that, which its gaps bound (it is no
+// rattler). A particle moving by more than the collision margin in one step is counted in the
+// report.
 //
 // The pseudo-time step (QuasiStaticOptions::pseudo_time_step). Eq. 4.16 determines the
 // displacements only up to the mechanisms that cost nothing: a particle that rolls or slides
@@ -160,10 +163,11 @@ class QuasiStaticDriver {
   // Solves eq. 4.16 (eq. 4.15 from rest with a pseudo-time step) for one load step and updates
   // the configuration (velocities stay zero). Throws InputError for a load naming a dynamic or
   // unknown body, a non-unit direction or a non-finite value, SimulationError for a loaded
-  // particle without contacts or a force-driven wall that touches no particle. A solve that does
-  // not converge, or dynamic forces over the limit, is a status in the report with its message:
-  // the load is then not applied (relaxation steps taken before it stay applied: they moved the
-  // sample towards an equilibrium under the unchanged boundary conditions).
+  // particle without contacts or a force-driven wall with no particle within the collision
+  // margin. A solve that does not converge, or dynamic forces over the limit, is a status in the
+  // report with its message: the load is then not applied (relaxation steps taken before it stay
+  // applied: they moved the sample towards an equilibrium under the unchanged boundary
+  // conditions).
   const QuasiStaticReport& step(const LoadStep& load);
 
   const QuasiStaticReport& last_report() const { return report_; }
