@@ -100,15 +100,16 @@ struct QuasiStaticOptions {
   // rotation rows) found no static equilibrium near the start (eq. 4.16 would have none): it is
   // not applied and is reported as not converged. > 0; infinity: every step is applied.
   double dynamic_force_limit = std::numeric_limits<double>::infinity();
-  // A step over the limit is followed by at most this many kinetic relaxation steps (eq. 4.15
-  // from rest with the displacement-driven walls held, the pseudo-time step adapted to move no
-  // point by much more than half the collision margin: shortened after a long motion,
-  // lengthened again up to this dt as the motion slows) until the dynamic forces are below the
-  // limit, and is then solved again: the rearrangement that a lost equilibrium starts, resolved
-  // before the load goes on. With relaxation on, no step that moves a point further than the
-  // collision margin is applied: a load step that would is refused like one over the limit (and
-  // not converged if it still would after the relaxation), a relaxation step is taken again
-  // shorter. 0: the step is reported as not converged at once, and every motion is applied.
+  // With relaxation on (> 0), a load step over the limit is applied in one step of eq. 4.15
+  // and followed by at most this many kinetic relaxation steps (eq. 4.15 from rest with the
+  // displacement-driven walls held and the force-driven ones loaded, the pseudo-time step
+  // adapted to move no point by much more than half the collision margin: shortened after a
+  // long motion, lengthened again up to this dt as the motion slows) until the dynamic forces
+  // are below the limit; that step reports the equilibrium. No step that moves a point further
+  // than the collision margin is applied; it is taken again shorter, and a solve that fails with
+  // a quarter of the dt. Where the steps run out, nothing of the load step is applied (the world
+  // returns to its start) and it is reported as not converged. 0: a step over the limit is
+  // reported as not converged at once, and every motion is applied.
   long max_relaxation_steps = 0;
   SampleBox box;
   void validate(const World& world) const;  // throws InputError naming the field
@@ -148,7 +149,7 @@ struct QuasiStaticReport {
   double solve_seconds = 0.0;  // wall-clock of the conic solve
   // False when the dynamic forces exceeded QuasiStaticOptions::dynamic_force_limit.
   bool in_equilibrium = true;
-  long relaxation_steps = 0;  // kinetic relaxation steps before the step (options)
+  long relaxation_steps = 0;  // kinetic relaxation steps of the load step (options)
   std::string message;        // why the step was not applied (empty when it was)
   bool converged() const {
     return in_equilibrium && interior_point.status == conic::InteriorPointStatus::converged;
@@ -164,10 +165,9 @@ class QuasiStaticDriver {
   // the configuration (velocities stay zero). Throws InputError for a load naming a dynamic or
   // unknown body, a non-unit direction or a non-finite value, SimulationError for a loaded
   // particle without contacts or a force-driven wall with no particle within the collision
-  // margin. A solve that does not converge, or dynamic forces over the limit, is a status in the
-  // report with its message: the load is then not applied (relaxation steps taken before it stay
-  // applied: they moved the sample towards an equilibrium under the unchanged boundary
-  // conditions).
+  // margin. A solve that does not converge, or dynamic forces over the limit (after the
+  // relaxation steps, where they are on), is a status in the report with its message: the load
+  // step is then not applied.
   const QuasiStaticReport& step(const LoadStep& load);
 
   const QuasiStaticReport& last_report() const { return report_; }
@@ -188,6 +188,8 @@ class QuasiStaticDriver {
   // `motion_limit` (m).
   QuasiStaticReport solve_step(const LoadStep& load, double pseudo_time_step,
                                double dynamic_force_limit, double motion_limit);
+  // A load step with kinetic relaxation (QuasiStaticOptions::max_relaxation_steps).
+  QuasiStaticReport relaxed_step(const LoadStep& load);
 
   QuasiStaticReport report_;
   long steps_ = 0;
