@@ -89,6 +89,7 @@ TestPoint measure(const QuasiStaticReport& r, double width0, double height0, int
   p.largest_motion = r.largest_motion;
   p.largest_dynamic_force = r.largest_dynamic_force;
   p.relaxation_steps = r.relaxation_steps;
+  p.numerical_limit_solves = r.numerical_limit_solves;
   p.converged = r.converged();
   return p;
 }
@@ -121,19 +122,35 @@ const QuasiStaticReport* solve_load(QuasiStaticDriver& driver, const LoadStep& l
 
 namespace {
 
-// The fields of a TestPoint in a checkpoint, in this order.
+// The fields of a TestPoint in a checkpoint, in this order (checkpoints before 25 Nov, stop 24,
+// lack the last: read as 0).
 nlohmann::json point_json(const TestPoint& p) {
-  return nlohmann::json::array({p.step, p.axial_strain, p.volumetric_strain, p.sigma1, p.sigma3,
-                                p.newton_steps, p.substeps, p.solve_seconds, p.step_seconds,
-                                p.contacts, p.rattlers, p.idle_particles, p.idle_released,
-                                p.deepest_overlap, p.overshooting_particles, p.largest_motion,
-                                p.largest_dynamic_force, p.relaxation_steps, p.converged});
+  return nlohmann::json::array({p.step,
+                                p.axial_strain,
+                                p.volumetric_strain,
+                                p.sigma1,
+                                p.sigma3,
+                                p.newton_steps,
+                                p.substeps,
+                                p.solve_seconds,
+                                p.step_seconds,
+                                p.contacts,
+                                p.rattlers,
+                                p.idle_particles,
+                                p.idle_released,
+                                p.deepest_overlap,
+                                p.overshooting_particles,
+                                p.largest_motion,
+                                p.largest_dynamic_force,
+                                p.relaxation_steps,
+                                p.converged,
+                                p.numerical_limit_solves});
 }
 
 TestPoint point_from(const nlohmann::json& j) {
   TestPoint p;
-  if (!j.is_array() || j.size() != 19)
-    throw nlohmann::json::other_error::create(501, "points: expected 19 values per point", &j);
+  if (!j.is_array() || (j.size() != 19 && j.size() != 20))
+    throw nlohmann::json::other_error::create(501, "points: expected 20 values per point", &j);
   p.step = j[0].get<int>();
   p.axial_strain = j[1].get<double>();
   p.volumetric_strain = j[2].get<double>();
@@ -153,6 +170,7 @@ TestPoint point_from(const nlohmann::json& j) {
   p.largest_dynamic_force = j[16].get<double>();
   p.relaxation_steps = j[17].get<long>();
   p.converged = j[18].get<bool>();
+  if (j.size() > 19) p.numerical_limit_solves = j[19].get<long>();
   return p;
 }
 

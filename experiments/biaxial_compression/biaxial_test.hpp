@@ -50,6 +50,7 @@ struct TestPoint {
   double largest_motion = 0.0;         // of a particle's point in the step, m
   double largest_dynamic_force = 0.0;  // of eq. 4.15's M_bar dx (driver), N (N m rotation)
   long relaxation_steps = 0;           // kinetic relaxation steps of the load step (driver)
+  long numerical_limit_solves = 0;     // solves accepted at the IPM's numerical limit (driver)
   bool converged = true;
   double deviatoric() const { return sigma1 - sigma3; }
 };

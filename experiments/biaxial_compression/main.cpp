@@ -64,7 +64,7 @@ void write_curves(const std::string& path, const std::vector<Outcome>& outcomes)
   out << "family,k_n,step,axial_strain,volumetric_strain,sigma1,sigma3,deviatoric,newton_steps,"
          "substeps,solve_seconds,step_seconds,contacts,rattlers,idle_particles,"
          "idle_released,overshooting_particles,largest_motion,deepest_overlap,largest_dynamic_"
-         "force,relaxation_steps\n";
+         "force,relaxation_steps,numerical_limit_solves\n";
   out.precision(10);
   for (const Outcome& o : outcomes)
     for (const TestPoint& p : o.run.points)
@@ -74,7 +74,7 @@ void write_curves(const std::string& path, const std::vector<Outcome>& outcomes)
           << p.solve_seconds << "," << p.step_seconds << "," << p.contacts << "," << p.rattlers
           << "," << p.idle_particles << "," << p.idle_released << "," << p.overshooting_particles
           << "," << p.largest_motion << "," << p.deepest_overlap << "," << p.largest_dynamic_force
-          << "," << p.relaxation_steps << "\n";
+          << "," << p.relaxation_steps << "," << p.numerical_limit_solves << "\n";
 }
 
 void record_sample(ExperimentResults& results, const Sample& sample) {
@@ -118,9 +118,10 @@ void record_run(ExperimentResults& results, const Outcome& o) {
                   "m u / dt^2 = 1e-3 sigma_3 d for a particle moved by one axial increment");
   long guarded = 0;
   double largest = 0.0, unflagged_peak = 0.0, overlap = 0.0, dynamic = 0.0;
-  long relaxations = 0;
+  long relaxations = 0, limit_solves = 0;
   for (const TestPoint& p : o.run.points) {
     relaxations += p.relaxation_steps;
+    limit_solves += p.numerical_limit_solves;
     dynamic = std::max(dynamic, p.largest_dynamic_force);
     guarded += p.overshooting_particles > 0 ? 1 : 0;
     largest = std::max(largest, p.largest_motion);
@@ -139,6 +140,10 @@ void record_run(ExperimentResults& results, const Outcome& o) {
                   "how far a load step is from the static equilibrium of eq. 4.16");
   results.measure(f + "kinetic relaxation steps", static_cast<double>(relaxations), "",
                   "after load steps whose dynamic forces exceeded 1e-2 sigma_3 d");
+  results.measure(f + "solves accepted at the IPM's numerical limit",
+                  static_cast<double>(limit_solves), "",
+                  "rounding stalled the Newton steps with the core's residuals within the "
+                  "tolerance (QuasiStaticReport::solved)");
 }
 
 }  // namespace

@@ -76,6 +76,7 @@ void require_same_curve(const TestRun& a, const TestRun& b) {
     BOOST_TEST(p.largest_motion == q.largest_motion);
     BOOST_TEST(p.largest_dynamic_force == q.largest_dynamic_force);
     BOOST_TEST(p.relaxation_steps == q.relaxation_steps);
+    BOOST_TEST(p.numerical_limit_solves == q.numerical_limit_solves);
   }
 }
 

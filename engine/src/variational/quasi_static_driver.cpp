@@ -495,6 +495,13 @@ QuasiStaticReport QuasiStaticDriver::solve_step(const LoadStep& load, double pse
       variational::solve_force_problem(problem, options_.interior_point);
   report.interior_point = solution.stats;
   report.solve_seconds = solution.wall_seconds;
+  const conic::InteriorPointStats& ipm = solution.stats;
+  report.solved = ipm.status == conic::InteriorPointStatus::converged ||
+                  (ipm.status == conic::InteriorPointStatus::numerical_limit &&
+                   std::max({ipm.primal_residual, ipm.equality_residual, ipm.complementarity}) <=
+                       options_.interior_point.tolerance);
+  report.numerical_limit_solves =
+      report.solved && ipm.status == conic::InteriorPointStatus::numerical_limit ? 1 : 0;
   report.forces = n > 0 ? solution.forces : VecX::Zero(0);
   Displacements moved{std::vector<Vec3>(bodies, Vec3::Zero()), std::vector<double>(bodies, 0.0)};
   if (report.converged()) {
@@ -592,6 +599,7 @@ QuasiStaticReport QuasiStaticDriver::relaxed_step(const LoadStep& load) {
   QuasiStaticReport report = solve_step(load, dt, unlimited, margin);
   if (report.converged() && report.largest_dynamic_force <= options_.dynamic_force_limit)
     return report;
+  long limit_solves = report.numerical_limit_solves;
   std::vector<RigidBody> start_bodies = world_.bodies;
   const variational::ShearHistory start_history = history_;
   std::vector<double> wall_travel(load.walls.size(), 0.0);
@@ -607,7 +615,7 @@ QuasiStaticReport QuasiStaticDriver::relaxed_step(const LoadStep& load) {
   for (;;) {
     // report holds the last solve: applied, refused (beyond the margin) or failed.
     double factor = 2.0;
-    if (report.interior_point.status != conic::InteriorPointStatus::converged) {
+    if (!report.solved) {
       // A failed solve is taken again with a quarter of the dt: the dynamic rows M / dt^2 then
       // weigh more against the contacts (eq. 4.15), and the step moves less.
       if (relaxations >= options_.max_relaxation_steps || step_dt < kShortestRelaxation * dt) {
@@ -636,6 +644,7 @@ QuasiStaticReport QuasiStaticDriver::relaxed_step(const LoadStep& load) {
     step_dt = std::min(dt, step_dt * factor);
     report = solve_step(loaded ? hold : load, step_dt, unlimited, margin);
     ++relaxations;
+    limit_solves += report.numerical_limit_solves;
   }
   // The last step is the equilibrium: its dynamic forces are below the limit (at a dt at most
   // the load step's, so its motion is at most the one that dt allows).
@@ -644,6 +653,7 @@ QuasiStaticReport QuasiStaticDriver::relaxed_step(const LoadStep& load) {
       report.walls[k].displacement = wall_travel[k];
   }
   report.relaxation_steps = relaxations;
+  report.numerical_limit_solves = limit_solves;
   if (!relaxed) {
     world_.bodies = std::move(start_bodies);
     history_ = start_history;
