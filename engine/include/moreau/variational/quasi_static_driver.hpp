@@ -51,8 +51,9 @@
 // and stays at rest; the loaded motion of the sample differs from eq. 4.16 by the dynamic
 // forces, reported per step (largest_dynamic_force), which a dt long against the step's motion
 // keeps small. Force-driven walls have no mass: their rows stay exact. No particle is idle then
-// (eq. 4.15 moves a particle by the net force on it, so one without force stays), and none is
-// held. Infinite dt (the default) is eq. 4.16 itself.
+// (eq. 4.15 moves a particle by the net force on it, so one without force stays), none is
+// held, and none is taken out as a rattler (its dynamic force bounds its displacement; a
+// neighbour moving into it pushes it aside). Infinite dt (the default) is eq. 4.16 itself.
 #include <limits>
 #include <string>
 #include <vector>
