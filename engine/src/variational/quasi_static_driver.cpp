@@ -563,15 +563,11 @@ QuasiStaticReport QuasiStaticDriver::solve_step(const LoadStep& load, double pse
 
 const QuasiStaticReport& QuasiStaticDriver::step(const LoadStep& load) {
   check_load(world_, load);
-  const double dt = options_.pseudo_time_step;
-  const double unlimited = std::numeric_limits<double>::infinity();
-  const bool relaxing = options_.max_relaxation_steps > 0;
-  QuasiStaticReport report;
-  if (!relaxing) {
-    report = solve_step(load, dt, options_.dynamic_force_limit, unlimited);
-  } else {
-    report = relaxed_step(load);
-  }
+  QuasiStaticReport report =
+      options_.max_relaxation_steps > 0
+          ? relaxed_step(load)
+          : solve_step(load, options_.pseudo_time_step, options_.dynamic_force_limit,
+                       std::numeric_limits<double>::infinity());
   report.step = steps_ + 1;
   ++steps_;
   report_ = std::move(report);
