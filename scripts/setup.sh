@@ -11,6 +11,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libeigen3-dev           # dense/sparse linear algebra (Eigen 3.4)
   libsuitesparse-dev      # CHOLMOD sparse Cholesky
+  libopenblas0-serial     # BLAS/LAPACK under CHOLMOD's supernodes (serial: one thread per run, deterministic)
   libboost-test-dev       # unit tests (Boost.Test)
   nlohmann-json3-dev      # scene files and results.json
   libcli11-dev            # command-line parsing of `moreau`
