@@ -42,6 +42,10 @@ struct Sample {
   long settle_failures = 0;  // settling steps whose solve did not converge
   long settle_newton_steps = 0;
   double settle_seconds = 0.0;
+  // Settling steps shortened to keep their motion within half the margin, and the shortest dt
+  // (s; 0 when none was).
+  long shortened_settle_steps = 0;
+  double shortest_settle_step = 0.0;
   double largest_overlap = 0.0;  // deepest penetration seen while settling, m
   double porosity = 0.0;         // 1 - particle area / box area after consolidation
   // At the end of the consolidation (the last dynamic step): the walls' stresses, N/m^2, and

@@ -457,6 +457,30 @@ BOOST_AUTO_TEST_CASE(invalid_parameters_are_named) {
                         });
 }
 
+BOOST_AUTO_TEST_CASE(time_step_changed_between_steps) {
+  // A free fall in steps of 0.01 s then 0.004 s: eq. 4.4-4.6 use only the step's start, so the
+  // time and the velocity are those of the steps' sum, and the position is the theta-method's
+  // dt ((1 - theta) v0 + theta v) summed over the two steps.
+  World world = test::floor_world(0.5, 9.81, Dimension::two);
+  const int ball = test::add_ball(world, 0.05, 1000.0, Vec3(0.0, 10.0, 0.0));
+  const double theta = 0.7, g = 9.81;
+  VariationalStepper stepper(world, variational_options(0.01, theta, kInf, kInf));
+  stepper.step();
+  stepper.set_time_step(0.004);
+  BOOST_TEST(stepper.time_step() == 0.004);
+  stepper.step();
+  BOOST_TEST(world.time == 0.014, tt::tolerance(1e-12));
+  BOOST_TEST(world.bodies[ball].velocity()(1) == -g * 0.014, tt::tolerance(1e-12));
+  const double drop =
+      0.01 * theta * g * 0.01 + 0.004 * ((1.0 - theta) * g * 0.01 + theta * g * 0.014);
+  BOOST_TEST(10.0 - world.bodies[ball].position.y() == drop, tt::tolerance(1e-9));
+  for (const double bad : {0.0, -1e-3, std::nan(""), kInf})
+    BOOST_CHECK_EXCEPTION(stepper.set_time_step(bad), InputError, [](const InputError& e) {
+      return std::string(e.what()).find("time_step") != std::string::npos;
+    });
+  BOOST_TEST(stepper.time_step() == 0.004);  // a refused dt leaves the step as it was
+}
+
 BOOST_AUTO_TEST_CASE(scene_keys_of_the_variational_scheme) {
   auto scene = [](const std::string& integrator, const std::string& solver = "") {
     return nlohmann::json::parse(R"({"dimension": 2, "time_step": 0.01, "steps": 2,

@@ -72,6 +72,13 @@ VariationalStepper::VariationalStepper(World& world, VariationalOptions options)
   }
 }
 
+void VariationalStepper::set_time_step(double dt) {
+  VariationalOptions changed = options_;
+  changed.time_step = dt;
+  changed.validate(world_);
+  options_ = std::move(changed);
+}
+
 const StepReport& VariationalStepper::step() {
   const double dt = options_.time_step;
   const double theta = options_.theta;

@@ -63,6 +63,10 @@ class VariationalStepper final : public Stepper {
   std::string scheme() const override { return "variational_theta"; }
   double time_step() const override { return options_.time_step; }
   const VariationalOptions& options() const { return options_; }
+  // The dt of the following steps (eq. 4.4-4.6 need only the state at a step's start, so the
+  // step may change between steps, e.g. to keep a step's motion within the collision margin).
+  // Throws InputError unless dt is finite and positive.
+  void set_time_step(double dt);
   // The tangential forces carried to the next step (empty for a rigid tangential contact).
   const variational::ShearHistory& shear_history() const { return history_; }
   // Continues from a checkpoint (with Stepper::resume_at for the step count and the world's
