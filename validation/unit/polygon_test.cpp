@@ -1062,7 +1062,7 @@ BOOST_AUTO_TEST_CASE(contact_key_is_stable_when_a_vertex_contact_appears) {
   BOOST_TEST_REQUIRE(before.size() == 1u);
   const std::vector<variational::ContactKey> keys_before = variational::contact_keys(before);
   variational::ShearHistory history;
-  history.store(keys_before, VecX::Constant(1, 7.0));
+  history.store(keys_before, before, VecX::Constant(1, 7.0));
 
   const std::vector<Contact> after = detect(0.47);
   BOOST_TEST_REQUIRE(after.size() == 2u);
@@ -1072,12 +1072,38 @@ BOOST_AUTO_TEST_CASE(contact_key_is_stable_when_a_vertex_contact_appears) {
   BOOST_TEST(kept == 1);  // corner 4 came first: an order key would have moved the history
   BOOST_TEST((keys_after[kept] == keys_before[0]));
   BOOST_TEST(after[kept].feature == before[0].feature);
-  const VecX q0 = history.lookup(keys_after);
+  const VecX q0 = history.lookup(keys_after, after);
   BOOST_TEST(q0(kept) == 7.0);
   BOOST_TEST(q0(1 - kept) == 0.0);
   BOOST_TEST(history.persistent(keys_after) == 1);
   // Lifted again: corner 4 leaves, corner 5 keeps its key.
   BOOST_TEST((variational::contact_keys(detect(0.52))[0] == keys_before[0]));
+}
+
+// A disk rolling around another turns the contact frame with the line of centres: the carried
+// shear force is the vector q t of the step it was stored in, so after a turn by phi the new
+// tangent sees q cos(phi), and after half a turn the same force as -q along the reversed
+// tangent. The scalar q kept along whatever tangent the contact has would turn the force with
+// the frame.
+BOOST_AUTO_TEST_CASE(carried_shear_force_keeps_its_direction_when_the_frame_turns) {
+  World world = planar_world();
+  const int a = add(world, Sphere{0.5}, Vec2::Zero(), 0.0, Motion::fixed);
+  const int b = add(world, Sphere{0.5}, Vec2(0.999, 0.0));
+  const auto detect = [&](double phi) {
+    world.bodies[b].position = 0.999 * Vec3(std::cos(phi), std::sin(phi), 0.0);
+    return contacts_between(world, a, b, 0.01);
+  };
+  const std::vector<Contact> start = detect(0.0);
+  BOOST_TEST_REQUIRE(start.size() == 1u);
+  variational::ShearHistory history;
+  history.store(variational::contact_keys(start), start, VecX::Constant(1, 7.0));
+  BOOST_TEST(history.lookup(variational::contact_keys(start), start)(0) == 7.0);
+  for (const double phi : {pi / 3.0, pi / 2.0, pi}) {
+    const std::vector<Contact> turned = detect(phi);
+    BOOST_TEST_REQUIRE(turned.size() == 1u);
+    const double q0 = history.lookup(variational::contact_keys(turned), turned)(0);
+    BOOST_TEST(std::abs(q0 - 7.0 * std::cos(phi)) <= 1e-12, "phi " << phi);
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

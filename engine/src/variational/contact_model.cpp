@@ -69,7 +69,7 @@ ForceProblem contact_force_problem(const World& world, const std::vector<Contact
       problem.compliance(2 * i + 1) = a.tangential_compliance() + b.tangential_compliance();
     }
   }
-  if (!model.rigid_tangential()) problem.shear_history = history.lookup(keys);
+  if (!model.rigid_tangential()) problem.shear_history = history.lookup(keys, contacts);
   return problem;
 }
 

@@ -541,7 +541,7 @@ QuasiStaticReport QuasiStaticDriver::solve_step(const LoadStep& load, double pse
       } else {
         apply_displacements(world_, moved);
         if (!options_.contact.rigid_tangential())
-          history_.store(keys, variational::tangential_forces(solution, n));
+          history_.store(keys, contacts, variational::tangential_forces(solution, n));
       }
     }
   } else {

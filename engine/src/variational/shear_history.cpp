@@ -24,19 +24,21 @@ std::vector<ContactKey> contact_keys(const std::vector<Contact>& contacts) {
   return keys;
 }
 
-VecX ShearHistory::lookup(const std::vector<ContactKey>& keys) const {
+VecX ShearHistory::lookup(const std::vector<ContactKey>& keys,
+                          const std::vector<Contact>& contacts) const {
   VecX q0 = VecX::Zero(static_cast<Eigen::Index>(keys.size()));
   for (std::size_t i = 0; i < keys.size(); ++i) {
     if (const auto it = forces_.find(keys[i]); it != forces_.end())
-      q0(static_cast<Eigen::Index>(i)) = it->second;
+      q0(static_cast<Eigen::Index>(i)) = it->second.dot(contacts[i].tangent1);
   }
   return q0;
 }
 
-void ShearHistory::store(const std::vector<ContactKey>& keys, const VecX& tangential_forces) {
+void ShearHistory::store(const std::vector<ContactKey>& keys, const std::vector<Contact>& contacts,
+                         const VecX& tangential_forces) {
   forces_.clear();
   for (std::size_t i = 0; i < keys.size(); ++i)
-    forces_[keys[i]] = tangential_forces(static_cast<Eigen::Index>(i));
+    forces_[keys[i]] = tangential_forces(static_cast<Eigen::Index>(i)) * contacts[i].tangent1;
 }
 
 long ShearHistory::persistent(const std::vector<ContactKey>& keys) const {
@@ -49,35 +51,35 @@ namespace {
 
 using json = nlohmann::json;
 constexpr const char* kFormat = "moreau shear history";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;  // 1: the scalar q (before stop 25), not read
 
-// The contacts of a history document into keys and forces; `where` names the file.
-void parse_contacts(const json& document, int bodies, std::vector<ContactKey>& keys, VecX& forces) {
+// The contacts of a history document into `history`.
+void parse_contacts(const json& document, int bodies, ShearHistory& history) {
   if (!document.is_object() || document.value("format", "") != kFormat)
     throw InputError(std::string("not a shear history (no \"format\": \"") + kFormat + "\")");
   if (document.value("version", 0) != kVersion)
-    throw InputError("version: expected " + std::to_string(kVersion));
+    throw InputError("version: expected " + std::to_string(kVersion) +
+                     " (version 1 held the scalar q, before the carried force was a vector: "
+                     "start the run afresh)");
   if (document.value("bodies", -1) != bodies)
     throw InputError("bodies: written for " + document.value("bodies", json()).dump() +
                      " bodies, the world has " + std::to_string(bodies));
   const json& contacts = document.value("contacts", json());
   if (!contacts.is_array()) throw InputError("contacts: expected an array");
-  forces.resize(static_cast<Eigen::Index>(contacts.size()));
   std::set<ContactKey> seen;
   for (std::size_t i = 0; i < contacts.size(); ++i) {
     const std::string where = "contacts[" + std::to_string(i) + "]";
     const json& c = contacts[i];
-    if (!c.is_array() || c.size() != 4 || !c[0].is_number_integer() || !c[1].is_number_integer() ||
-        !c[2].is_number_integer() || !c[3].is_number())
-      throw InputError(where + ": expected [body_a, body_b, order, q]");
+    if (!c.is_array() || c.size() != 6 || !c[0].is_number_integer() || !c[1].is_number_integer() ||
+        !c[2].is_number_integer() || !c[3].is_number() || !c[4].is_number() || !c[5].is_number())
+      throw InputError(where + ": expected [body_a, body_b, order, fx, fy, fz]");
     const ContactKey key{c[0].get<int>(), c[1].get<int>(), c[2].get<int>()};
     if (key.body_a < 0 || key.body_a >= bodies || key.body_b < 0 || key.body_b >= bodies)
       throw InputError(where + ": a body outside [0, " + std::to_string(bodies) + ")");
     if (!seen.insert(key).second) throw InputError(where + ": the key appears twice");
-    const double q = c[3].get<double>();
-    if (!std::isfinite(q)) throw InputError(where + ": the force is not finite");
-    keys.push_back(key);
-    forces(static_cast<Eigen::Index>(i)) = q;
+    const Vec3 force(c[3].get<double>(), c[4].get<double>(), c[5].get<double>());
+    if (!force.allFinite()) throw InputError(where + ": the force is not finite");
+    history.set(key, force);
   }
 }
 
@@ -86,8 +88,8 @@ void parse_contacts(const json& document, int bodies, std::vector<ContactKey>& k
 void write_shear_history(const std::filesystem::path& path, const ShearHistory& history,
                          int bodies) {
   json contacts = json::array();
-  for (const auto& [key, q] : history.forces())
-    contacts.push_back(json::array({key.body_a, key.body_b, key.order, q}));
+  for (const auto& [key, f] : history.forces())
+    contacts.push_back(json::array({key.body_a, key.body_b, key.order, f.x(), f.y(), f.z()}));
   const json document = {
       {"format", kFormat}, {"version", kVersion}, {"bodies", bodies}, {"contacts", contacts}};
   std::ofstream out(path);
@@ -99,17 +101,14 @@ void write_shear_history(const std::filesystem::path& path, const ShearHistory& 
 ShearHistory read_shear_history(const std::filesystem::path& path, int bodies) {
   std::ifstream in(path);
   if (!in) throw InputError(path.string() + ": cannot open the shear history");
-  std::vector<ContactKey> keys;
-  VecX forces;
+  ShearHistory history;
   try {
-    parse_contacts(json::parse(in), bodies, keys, forces);
+    parse_contacts(json::parse(in), bodies, history);
   } catch (const json::exception& e) {
     throw InputError(path.string() + ": malformed shear history: " + e.what());
   } catch (const InputError& e) {
     throw InputError(path.string() + ": " + e.what());
   }
-  ShearHistory history;
-  history.store(keys, forces);
   return history;
 }
 

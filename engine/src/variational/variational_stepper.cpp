@@ -154,7 +154,7 @@ const StepReport& VariationalStepper::step() {
   for (int i = 0; i < n; ++i) details.displacements(2 * i) += contacts[i].gap;
   details.interior_point = solution.stats;
   if (!options_.contact.rigid_tangential() && n > 0)
-    history_.store(keys, variational::tangential_forces(solution, n));
+    history_.store(keys, contacts, variational::tangential_forces(solution, n));
   if (n == 0) history_.clear();
   report.details = std::move(details);
   return finish_step(std::move(report));
