@@ -32,6 +32,7 @@
 #include "moreau/model/world.hpp"
 #include "moreau/registry/solver_registry.hpp"
 #include "moreau/simulation/simulation.hpp"
+#include "moreau/solver/interior_point_solver.hpp"
 #include "moreau/solver/solver.hpp"
 
 namespace {
@@ -618,6 +619,105 @@ json bench_solvers(const Settings& settings) {
   return out;
 }
 
+// The interior point method's Krylov iteration (Kleinert et al. Sec. 4.2, IPM-MF; Newton
+// systems in the body space, conic/interior_point.hpp) on the packing made like the blade
+// trench's problem (Kleinert Sec. 5): non-rotating spheres, potential contacts within half the
+// mean radius (0.375 r0) of each other, the convex relaxation (eq. 22) at mu = 0.25, stopped on
+// the paper's error at 1e-3. Seconds per Krylov iteration (the whole
+// solve's wall time over its Krylov iterations: Newton-step overheads included, as in the
+// trench's `solve time per Krylov iteration`), CPU ns per unknown, and the bytes one body-space
+// iteration moves (README.md "Byte-count model") over the triad.
+json bench_ipm(const Settings& settings, double triad_best) {
+  json out;
+  const std::vector<int> sizes{10000, 100000};
+  // Table 1's loosest tolerance: its solves take 1,000-5,000 Krylov iterations at these sizes,
+  // enough for the Newton steps' own work (scaling, preconditioner) to be a small part.
+  const double tolerance = 1e-3;
+  heading(
+      "IPM Krylov iterations, non-rotating sphere packing, margin 0.375 r0, mu = 0.25, "
+      "error(gamma, u) <= 1e-3");
+  std::printf("  %8s %9s %7s %7s %8s %9s %12s %10s %10s %8s\n", "spheres", "contacts", "threads",
+              "Newton", "Krylov", "seconds", "s / Krylov", "ns/unknown", "GB/s", "/ triad");
+  for (const int spheres : sizes) {
+    moreau::World world = sphere_packing(spheres, kSeed);
+    for (moreau::RigidBody& body : world.bodies) body.rotation_locked = true;
+    moreau::CollisionOptions collision;
+    collision.margin = 0.375;
+    const std::vector<moreau::Contact> contacts = moreau::detect_contacts(world, collision);
+    const moreau::ContactSystem system(world, contacts, 3);
+    const double dt = 1e-2;
+    VecX free_velocity = VecX::Zero(6 * static_cast<Eigen::Index>(world.bodies.size()));
+    for (std::size_t b = 0; b < world.bodies.size(); ++b)
+      free_velocity.segment<3>(6 * b) = dt * world.gravity;
+    moreau::ConeProblem problem;
+    problem.delassus = &system;
+    problem.q = system.contact_velocity(free_velocity);
+    for (std::size_t i = 0; i < contacts.size(); ++i) problem.q(3 * i) += contacts[i].gap / dt;
+    problem.mu = VecX::Constant(static_cast<Eigen::Index>(contacts.size()), 0.25);
+    problem.friction_model = moreau::FrictionModel::convex_relaxation;
+    moreau::AnySolverOptions any = moreau::default_solver_options("ipm");
+    auto& ipm = std::get<moreau::IpmOptions>(any);
+    ipm.tolerance = tolerance;
+    ipm.max_iterations = 200;
+    ipm.record_history = false;
+    ipm.warm_start = false;
+    ipm.stopping = moreau::IpmStopping::kleinert_error;
+    const std::unique_ptr<moreau::ContactSolver> solver = moreau::make_solver("ipm", any);
+    // Bytes of one body-space Krylov iteration (3 rows per body, 3 per cone): the product
+    // K p = p + F D^-1 F^T p reads per cone its two 3 x 3 column blocks, D^-1 and two body
+    // indices and writes and reads back two side values, and per body its side list and p, and
+    // writes K p; the CG's updates of w, r, z and the direction and its two dot products pass
+    // the body vectors 14 times, the preconditioner reads a 3 x 3 block per body.
+    const double cones = static_cast<double>(contacts.size());
+    const double bodies = static_cast<double>(world.bodies.size());
+    const double bytes =
+        cones * (2 * 72 + 72 + 8 + 2 * 24 + 2 * 24 + 2 * 4) + bodies * (4 + 3 * 24 + 14 * 24 + 72);
+    json row = {{"spheres", spheres},
+                {"contacts", contacts.size()},
+                {"unknowns", 3 * contacts.size()},
+                {"bytes_per_iteration_model", bytes}};
+    for (const int threads : settings.threads) {
+      omp_set_num_threads(threads);
+      VecX r = VecX::Zero(problem.size());
+      const double cpu0 = process_cpu_seconds();
+      const auto t0 = Clock::now();
+      const moreau::SolverStats stats = solver->solve(problem, r);
+      const double t = seconds_since(t0);
+      const double cpu = process_cpu_seconds() - cpu0;
+      const double krylov = std::max(stats.krylov_iterations, 1);
+      const double per_iteration = t / krylov;
+      const double ns_per_unknown = 1e9 * cpu / krylov / (3.0 * cones);
+      const double gb_per_s = bytes / per_iteration / 1e9;
+      std::printf("  %8d %9zu %7d %7d %8d %9.2f %12.3e %10.1f %10.2f %8.2f\n", spheres,
+                  contacts.size(), threads, stats.iterations, stats.krylov_iterations, t,
+                  per_iteration, ns_per_unknown, gb_per_s, gb_per_s / triad_best);
+      row["threads"][std::to_string(threads)] = {
+          {"newton_steps", stats.iterations},
+          {"krylov_iterations", stats.krylov_iterations},
+          {"seconds", t},
+          {"cpu_seconds", cpu},
+          {"seconds_per_krylov_iteration", per_iteration},
+          {"cpu_ns_per_unknown", ns_per_unknown},
+          {"gb_per_s_model", gb_per_s},
+          {"ratio_to_triad", gb_per_s / triad_best},
+          {"merit", stats.merit},
+          {"termination", moreau::to_string(stats.termination)}};
+    }
+    if (settings.threads.size() > 1) {
+      const json& first = row["threads"][std::to_string(settings.threads.front())];
+      const json& last = row["threads"][std::to_string(settings.threads.back())];
+      row["speedup_per_iteration"] = first["seconds_per_krylov_iteration"].get<double>() /
+                                     last["seconds_per_krylov_iteration"].get<double>();
+      std::printf("  speed-up per Krylov iteration %d -> %d threads: %.2f\n",
+                  settings.threads.front(), settings.threads.back(),
+                  row["speedup_per_iteration"].get<double>());
+    }
+    out["sizes"].push_back(row);
+  }
+  omp_set_num_threads(settings.threads.back());
+  return out;
+}
+
 // Penalty DEM on the published-scale cannonball pyramid (scenes/cannonball_pyramid.json:
 // 2,870 spheres, Olsen & Kamrin Sec. 8.2), from the scene's initial state, which includes the first
 // impacts of the layers. Steps per second at each thread count.
@@ -675,7 +775,7 @@ int usage(const char* program, int code) {
       code == 0 ? stdout : stderr,
       "usage: %s [--quick] [--only SECTION] [--threads LIST] [--json FILE]\n"
       "  --quick      smaller sweep (collision up to 1e5 spheres, fewer repetitions)\n"
-      "  --only SECTION  one of bandwidth, delassus, collision, solvers, dem_pyramid\n"
+      "  --only SECTION  one of bandwidth, delassus, collision, solvers, ipm, dem_pyramid\n"
       "  --threads LIST  comma-separated thread counts (default 1,2; the speed-ups compare\n"
       "               the first with the last)\n"
       "  --json FILE  also write the figures as JSON to FILE\n",
@@ -693,8 +793,8 @@ int main(int argc, char** argv) {
       settings.quick = true;
     } else if (arg == "--only" && k + 1 < argc) {
       settings.only = argv[++k];
-      const std::vector<std::string> sections = {"bandwidth", "delassus", "collision", "solvers",
-                                                 "dem_pyramid"};
+      const std::vector<std::string> sections = {"bandwidth", "delassus", "collision",
+                                                 "solvers",   "ipm",      "dem_pyramid"};
       if (std::find(sections.begin(), sections.end(), settings.only) == sections.end()) {
         std::fprintf(stderr, "--only: unknown section '%s'\n", settings.only.c_str());
         return usage(argv[0], 2);
@@ -740,11 +840,12 @@ int main(int argc, char** argv) {
     return settings.only.empty() || settings.only == section;
   };
   double triad_best = 0.0;
-  if (selected("bandwidth") || selected("delassus"))
+  if (selected("bandwidth") || selected("delassus") || selected("ipm"))
     report["bandwidth"] = bench_bandwidth(settings, triad_best);
   if (selected("delassus")) report["delassus"] = bench_delassus(settings, triad_best);
   if (selected("collision")) report["collision"] = bench_collision(settings);
   if (selected("solvers")) report["solvers"] = bench_solvers(settings);
+  if (selected("ipm")) report["ipm"] = bench_ipm(settings, triad_best);
   if (selected("dem_pyramid")) report["dem_pyramid"] = bench_dem_pyramid(settings);
   const double wall = seconds_since(start);
   report["total_seconds"] = wall;

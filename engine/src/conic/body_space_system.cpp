@@ -31,6 +31,7 @@
 #include <cmath>
 #include <limits>
 
+#include "body_space_operator.hpp"
 #include "newton_system.hpp"
 
 namespace moreau::conic::detail {
@@ -40,25 +41,39 @@ constexpr int kParallelCones = 2048;
 using Mat6 = Eigen::Matrix<double, 6, 6>;
 using Columns = QuadraticFactor::Columns;
 
+// F's row blocks of each cone and its columns there (QuadraticFactor::cone_columns).
+struct ConeColumns {
+  std::vector<std::array<int, 2>> block;
+  std::vector<std::array<Columns, 2>> columns;
+};
+
+ConeColumns cone_columns(const ConicQp& problem) {
+  const QuadraticFactor& factor = *problem.hessian->factor();
+  const std::vector<int> offsets = cone_offsets(problem.cone_dimensions);
+  const std::size_t cones = problem.cone_dimensions.size();
+  ConeColumns out{std::vector<std::array<int, 2>>(cones),
+                  std::vector<std::array<Columns, 2>>(cones)};
+  for (std::size_t k = 0; k < cones; ++k) {
+    factor.cone_columns(offsets[k], problem.cone_dimensions[k], out.block[k], out.columns[k]);
+  }
+  return out;
+}
+
 // What both body-space back-ends share: F's cone columns, D^-1 per cone and the Woodbury
 // recovery dx = D^-1 (b - F^T w).
 class BodySpaceForm : public NewtonSystem {
  public:
-  explicit BodySpaceForm(const ConicQp& problem)
+  BodySpaceForm(const ConicQp& problem, ConeColumns columns)
       : problem_(problem),
         factor_(*problem.hessian->factor()),
         dims_(problem.cone_dimensions),
         rows_(factor_.block_rows()),
         offsets_(cone_offsets(problem.cone_dimensions)),
         cones_(static_cast<int>(problem.cone_dimensions.size())),
-        block_(cones_),
-        columns_(cones_),
+        block_(std::move(columns.block)),
+        columns_(std::move(columns.columns)),
         d_inverse_(cones_),
-        scaling_(cones_) {
-    for (int k = 0; k < cones_; ++k) {
-      factor_.cone_columns(offsets_[k], dims_[k], block_[k], columns_[k]);
-    }
-  }
+        scaling_(cones_) {}
 
   void set_inverse_scaling(const std::vector<Mat3>& inverse_scaling_squared) override {
     inverse_scaling_ = inverse_scaling_squared;
@@ -126,26 +141,15 @@ class BodySpaceForm : public NewtonSystem {
   }
 
   void apply_d_inverse(const VecX& v, VecX& out) const {
-    out.resize(v.size());
-#pragma omp parallel for schedule(static) if (cones_ > kParallelCones)
-    for (int k = 0; k < cones_; ++k) {
-      const int dim = dims_[k];
-      out.segment(offsets_[k], dim) =
-          d_inverse_[k].topLeftCorner(dim, dim) * v.segment(offsets_[k], dim);
-    }
+    apply_cone_blocks(d_inverse_, dims_, offsets_, v, out);
   }
 
   // rhs - H dx with H = N + C + W^2 (one product with N).
   VecX residual(const VecX& rhs, const VecX& dx) const {
     VecX out;
     problem_.hessian->apply(dx, out);
+    apply_cone_blocks(scaling_, dims_, offsets_, dx, out, true);
     out = rhs - out;
-#pragma omp parallel for schedule(static) if (cones_ > kParallelCones)
-    for (int k = 0; k < cones_; ++k) {
-      const int dim = dims_[k];
-      out.segment(offsets_[k], dim) -=
-          scaling_[k].topLeftCorner(dim, dim) * dx.segment(offsets_[k], dim);
-    }
     if (problem_.compliance.size() > 0) out -= problem_.compliance.cwiseProduct(dx);
     return out;
   }
@@ -163,32 +167,64 @@ class BodySpaceForm : public NewtonSystem {
   std::vector<Mat3> inverse_scaling_;            // W_k^-2
 };
 
-// Matrix-free CG on K with the body-block preconditioner (I + sum_k F_bk D_k^-1 F_bk^T)^-1.
+// N = F^T F through the compact operator (two passes each way, no copies between the contact
+// rows and the cone variables), for the CG in the cone variables that polishes a body-space
+// solution and takes over once the body-space CG reaches its cap.
+template <int R>
+class CompactHessian final : public QuadraticOperator {
+ public:
+  CompactHessian(const QuadraticOperator& original, const BodySpaceOperator<R>& compact)
+      : original_(original), compact_(compact) {}
+  int size() const override { return original_.size(); }
+  void apply(const VecX& x, VecX& y) const override {
+    compact_.apply(x, bodies_);
+    compact_.apply_transpose(bodies_, y);
+  }
+  Mat3 diagonal_block(int offset, int dim) const override {
+    return original_.diagonal_block(offset, dim);
+  }
+  SparseMatrix assemble() const override { return original_.assemble(); }
+  const QuadraticFactor* factor() const override { return original_.factor(); }
+
+ private:
+  const QuadraticOperator& original_;
+  const BodySpaceOperator<R>& compact_;
+  mutable VecX bodies_;  // F x (one thread calls)
+};
+
+ConicQp with_hessian(const ConicQp& problem, const QuadraticOperator& hessian) {
+  ConicQp out = problem;
+  out.hessian = &hessian;
+  return out;
+}
+
+// Matrix-free CG on K with the body-block preconditioner (I + sum_k F_bk D_k^-1 F_bk^T)^-1,
+// every product through the compact operator (body_space_operator.hpp) in R rows per body.
+template <int R>
 class BodySpaceConjugateGradient final : public BodySpaceForm {
  public:
-  BodySpaceConjugateGradient(const ConicQp& problem, const InteriorPointOptions& options)
-      : BodySpaceForm(problem),
+  BodySpaceConjugateGradient(const ConicQp& problem, ConeColumns columns,
+                             const InteriorPointOptions& options)
+      : BodySpaceForm(problem, std::move(columns)),
         max_iterations_(options.max_krylov_iterations),
-        body_preconditioner_(factor_.blocks()),
-        polish_(make_conjugate_gradient_system(problem, options)) {}
+        operator_(factor_.blocks(), dims_, block_, columns_),
+        compact_hessian_(*problem.hessian, operator_),
+        polish_problem_(with_hessian(problem, compact_hessian_)),
+        polish_(make_conjugate_gradient_system(polish_problem_, options)) {}
 
   bool set_scaling(const std::vector<Mat3>& scaling_squared) override {
     w_.resize(0);  // a new matrix: no warm start from the last one
     if (!set_d_inverse(scaling_squared)) return false;
-    // Body blocks, accumulated in cone order (deterministic).
-    std::vector<Mat6> blocks(body_preconditioner_.size(), Mat6::Identity());
-    for (int k = 0; k < cones_; ++k) {
-      for (int side = 0; side < 2; ++side) {
-        if (block_[k][side] >= 0) blocks[block_[k][side]] += coupling(k, side, side);
-      }
-    }
+    operator_.set_d_inverse(d_inverse_);
+    const std::vector<BodyBlock> blocks = operator_.body_blocks();
     const int bodies = static_cast<int>(blocks.size());
+    body_preconditioner_.resize(blocks.size());
     bool positive = true;
 #pragma omp parallel for schedule(static) if (bodies > kParallelCones) reduction(&& : positive)
     for (int b = 0; b < bodies; ++b) {
-      Eigen::LLT<Mat6> factor(blocks[b]);
+      Eigen::LLT<BodyBlock> factor(blocks[b]);
       positive = positive && factor.info() == Eigen::Success;
-      body_preconditioner_[b] = factor.solve(Mat6::Identity());
+      body_preconditioner_[b] = factor.solve(BodyBlock::Identity());
     }
     return positive && polish_->set_scaling(scaling_squared);
   }
@@ -202,26 +238,25 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
       reached_ = polish_->reached_tolerance();
       return ok;
     }
-    const int p = rows_ * factor_.blocks();
-    VecX d_rhs, g, q;
+    const int p = operator_.size();
+    VecX d_rhs, g, kw;
     apply_d_inverse(rhs, d_rhs);
-    factor_.apply(d_rhs, g);
-    // w, its image u = F^T w and the residual r = g - K w = g - w - F D^-1 u.
+    operator_.apply(d_rhs, g);
+    // w and the residual r = g - K w.
     VecX w = warm_start && w_.size() == p ? w_ : VecX::Zero(p);
     VecX r = g;
-    VecX u = VecX::Zero(rhs.size());
     if (w.squaredNorm() > 0.0) {
-      factor_.apply_transpose(w, u);
-      apply_d_inverse(u, d_rhs);
-      factor_.apply(d_rhs, q);
-      r -= w + q;
+      operator_.apply_newton_matrix(w, kw);
+      r -= kw;
     }
-    if (!conjugate_gradient(tolerance, w, u, r, iterations)) return false;
+    if (!conjugate_gradient(tolerance, w, r, iterations)) return false;
     // Near the solution the body-space CG can stop at its cap (K's springs D_k^-1 ~ 1/mu span
     // many decades); from then on the cone variables, where CG at the cap still makes
     // progress, solve the remaining Newton systems.
     if (iterations >= max_iterations_) use_cone_variables_ = true;
     w_ = w;
+    VecX u;
+    operator_.apply_transpose(w, u);
     apply_d_inverse(rhs - u, dx);
     // The true residual: polish in the cone variables where the recurrence drifted.
     reached_ = residual(rhs, dx).norm() <= tolerance;
@@ -236,79 +271,85 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
   bool reached_tolerance() const override { return reached_; }
 
  private:
-  // PCG on K w = g from w (u = F^T w, r = g - K w), stopped on |F^T r| = |H dx - b|. That
-  // norm costs half a product; between evaluations it is estimated from the preconditioned
-  // norm sqrt(r^T P^-1 r) (free) times their ratio at the last evaluation, and evaluated
-  // again once the estimate comes within kCheckMargin of the tolerance (or every
+  using BodyBlock = Eigen::Matrix<double, R, R>;
+
+  // PCG on K w = g from w (r = g - K w), stopped on |F^T r| = |H dx - b| (dx from w as in
+  // solve). That norm costs half a product; between evaluations it is estimated from the
+  // preconditioned norm sqrt(r^T P^-1 r) (free) times their ratio at the last evaluation, and
+  // evaluated again once the estimate comes within kCheckMargin of the tolerance (or every
   // kCheckInterval iterations).
-  bool conjugate_gradient(double tolerance, VecX& w, VecX& u, VecX& r, int& iterations) const {
-    VecX z, direction, fp, d_fp, q, kp, residual_cones;
-    apply_preconditioner(r, z);
+  bool conjugate_gradient(double tolerance, VecX& w, VecX& r, int& iterations) const {
+    VecX z, direction, kp, residual_cones;
+    double rho = precondition(r, z);
     direction = z;
-    double rho = r.dot(z);
     double ratio = 0.0;  // |F^T r| / sqrt(rho) at the last evaluation
     int last_check = -kCheckInterval;
     for (;;) {
       if (iterations >= max_iterations_) return true;
       const double estimate = ratio * std::sqrt(std::max(rho, 0.0));
       if (estimate <= kCheckMargin * tolerance || iterations - last_check >= kCheckInterval) {
-        factor_.apply_transpose(r, residual_cones);
+        operator_.apply_transpose(r, residual_cones);
         const double norm = residual_cones.norm();
         if (norm <= tolerance) return true;
         ratio = rho > 0.0 ? norm / std::sqrt(rho) : 0.0;
         last_check = iterations;
       }
-      factor_.apply_transpose(direction, fp);
-      apply_d_inverse(fp, d_fp);
-      factor_.apply(d_fp, q);
-      kp = direction + q;
-      const double curvature = direction.dot(kp);
+      const double curvature = operator_.apply_newton_matrix(direction, kp);
       if (!(curvature > 0.0)) return false;
       const double step = rho / curvature;
       w += step * direction;
-      u += step * fp;
       r -= step * kp;
-      apply_preconditioner(r, z);
-      const double rho_next = r.dot(z);
+      const double rho_next = precondition(r, z);
       direction = z + (rho_next / rho) * direction;
       rho = rho_next;
       ++iterations;
     }
   }
 
-  void apply_preconditioner(const VecX& v, VecX& out) const {
-    out.resize(v.size());
+  // z = P r with the body blocks; returns r^T z.
+  double precondition(const VecX& r, VecX& z) const {
+    z.resize(r.size());
     const int bodies = static_cast<int>(body_preconditioner_.size());
-    if (rows_ == 6) {
-#pragma omp parallel for schedule(static) if (bodies > kParallelCones)
-      for (int b = 0; b < bodies; ++b) {
-        out.segment<6>(6 * b) = body_preconditioner_[b] * v.segment<6>(6 * b);
-      }
-      return;
-    }
-    // Fewer rows per block: the preconditioner blocks are the identity beyond them.
 #pragma omp parallel for schedule(static) if (bodies > kParallelCones)
     for (int b = 0; b < bodies; ++b) {
-      out.segment(rows_ * b, rows_) =
-          body_preconditioner_[b].topLeftCorner(rows_, rows_) * v.segment(rows_ * b, rows_);
+      z.template segment<R>(R * b).noalias() =
+          body_preconditioner_[b] * r.template segment<R>(R * b);
     }
+    return r.dot(z);
   }
 
   static constexpr double kCheckMargin = 2.0;
   static constexpr int kCheckInterval = 8;
   int max_iterations_;
-  std::vector<Mat6> body_preconditioner_;  // (I + sum_k F_bk D_k^-1 F_bk^T)^-1
-  std::unique_ptr<NewtonSystem> polish_;   // CG in the cone variables
+  BodySpaceOperator<R> operator_;
+  CompactHessian<R> compact_hessian_;
+  ConicQp polish_problem_;                      // the problem with N through operator_
+  std::vector<BodyBlock> body_preconditioner_;  // (I + sum_k F_bk D_k^-1 F_bk^T)^-1
+  std::unique_ptr<NewtonSystem> polish_;        // CG in the cone variables
   bool reached_ = true;
   bool use_cone_variables_ = false;  // after a body-space solve that hit the cap
   VecX w_;                           // last solution, for the warm start
 };
 
+// The rows per body the body-space CG works in: 3 when F has no entries in rows 3-5 of any
+// block (bodies without rotation in 3D; 2D bodies have x, y and phi only), else 6.
+int body_space_rows(int factor_rows,
+                    const std::vector<std::array<QuadraticFactor::Columns, 2>>& columns) {
+  if (factor_rows <= 3) return 3;
+  for (const auto& cone : columns) {
+    for (const QuadraticFactor::Columns& side : cone) {
+      if (!side.bottomRows<3>().isZero(0.0)) return 6;
+    }
+  }
+  return 3;
+}
+
 // Sparse Cholesky (CHOLMOD) of K, assembled from the cones' couplings (lower triangle); the
 // pattern does not change, so the ordering is computed once.
 class BodySpaceCholmod final : public BodySpaceForm {
  public:
-  explicit BodySpaceCholmod(const ConicQp& problem) : BodySpaceForm(problem) {
+  explicit BodySpaceCholmod(const ConicQp& problem)
+      : BodySpaceForm(problem, cone_columns(problem)) {
     d_inverse_.assign(cones_, Mat3::Identity());
     assemble();
     factor_k_.cholmod().print = 0;
@@ -441,7 +482,11 @@ std::unique_ptr<NewtonSystem> make_body_space_system(const ConicQp& problem,
   if (options.backend == LinearBackend::cholmod) {
     return std::make_unique<BodySpaceCholmod>(problem);
   }
-  return std::make_unique<BodySpaceConjugateGradient>(problem, options);
+  ConeColumns columns = cone_columns(problem);
+  if (body_space_rows(problem.hessian->factor()->block_rows(), columns.columns) == 3) {
+    return std::make_unique<BodySpaceConjugateGradient<3>>(problem, std::move(columns), options);
+  }
+  return std::make_unique<BodySpaceConjugateGradient<6>>(problem, std::move(columns), options);
 }
 
 }  // namespace moreau::conic::detail

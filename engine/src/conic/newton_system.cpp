@@ -99,24 +99,11 @@ class ConjugateGradientSystem final : public NewtonSystem {
   void apply_hessian(const VecX& v, VecX& out) const {
     problem_.hessian->apply(v, out);
     if (problem_.compliance.size() > 0) out += problem_.compliance.cwiseProduct(v);
-    const int cones = static_cast<int>(scaling_.size());
-#pragma omp parallel for schedule(static) if (cones > kParallelCones)
-    for (int k = 0; k < cones; ++k) {
-      const int dim = problem_.cone_dimensions[k];
-      out.segment(offsets_[k], dim) +=
-          scaling_[k].topLeftCorner(dim, dim) * v.segment(offsets_[k], dim);
-    }
+    apply_cone_blocks(scaling_, problem_.cone_dimensions, offsets_, v, out, true);
   }
 
   void apply_preconditioner(const VecX& v, VecX& out) const {
-    out.resize(v.size());
-    const int cones = static_cast<int>(preconditioner_.size());
-#pragma omp parallel for schedule(static) if (cones > kParallelCones)
-    for (int k = 0; k < cones; ++k) {
-      const int dim = problem_.cone_dimensions[k];
-      out.segment(offsets_[k], dim) =
-          preconditioner_[k].topLeftCorner(dim, dim) * v.segment(offsets_[k], dim);
-    }
+    apply_cone_blocks(preconditioner_, problem_.cone_dimensions, offsets_, v, out);
   }
 
   const ConicQp& problem_;
@@ -209,6 +196,29 @@ class CholmodSystem final : public NewtonSystem {
 };
 
 }  // namespace
+
+void apply_cone_blocks(const std::vector<Mat3>& blocks, const std::vector<int>& dims,
+                       const std::vector<int>& offsets, const VecX& v, VecX& out, bool accumulate) {
+  if (!accumulate) out.resize(v.size());
+  const int cones = static_cast<int>(blocks.size());
+#pragma omp parallel for schedule(static) if (cones > kParallelCones)
+  for (int k = 0; k < cones; ++k) {
+    const int dim = dims[k];
+    const int offset = offsets[k];
+    if (dim == 3) {
+      const Vec3 product = blocks[k] * v.segment<3>(offset);
+      if (accumulate) {
+        out.segment<3>(offset) += product;
+      } else {
+        out.segment<3>(offset) = product;
+      }
+    } else if (accumulate) {
+      out.segment(offset, dim) += blocks[k].topLeftCorner(dim, dim) * v.segment(offset, dim);
+    } else {
+      out.segment(offset, dim) = blocks[k].topLeftCorner(dim, dim) * v.segment(offset, dim);
+    }
+  }
+}
 
 std::unique_ptr<NewtonSystem> make_conjugate_gradient_system(const ConicQp& problem,
                                                              const InteriorPointOptions& options) {

@@ -29,6 +29,13 @@ class NewtonSystem {
   virtual bool reached_tolerance() const { return true; }
 };
 
+// out = B v (accumulate: out += B v) for the block-diagonal B with one dim x dim block per
+// cone (leading block of blocks[k]); 3-dimensional cones take a fixed-size product, several
+// times cheaper than the runtime-sized one.
+void apply_cone_blocks(const std::vector<Mat3>& blocks, const std::vector<int>& dims,
+                       const std::vector<int>& offsets, const VecX& v, VecX& out,
+                       bool accumulate = false);
+
 // The back-end options.backend asks for, in the body space when N has a factor
 // (QuadraticFactor) and options.body_space is set, else in the cone variables.
 std::unique_ptr<NewtonSystem> make_newton_system(const ConicQp& problem,

@@ -1,0 +1,68 @@
+#pragma once
+// The body-space Newton matrix K = I + F D^-1 F^T (body_space_system.cpp; N = F^T F,
+// D = C + W^2 one block per cone) applied matrix-free from F's cone columns, kept in the form
+// the conjugate gradients touch: per cone its two bodies and its column blocks restricted to
+// the R rows per body that are not zero everywhere (R = 3 for bodies without rotation, e.g.
+// the rotation-locked spheres of Kleinert et al. Sec. 5 and the 2D bodies x, y, phi; R = 6
+// otherwise). Why its own form: the general path (QuadraticFactor::apply and its transpose)
+// goes through the contact Jacobians, copies the stacked vectors between the contact rows and
+// the cone variables and scales the bodies by 6 x 6 blocks, and its products are about three
+// quarters of a Krylov iteration's time; here one product is two passes, cones then bodies,
+// with D^-1 applied inside the first, and vectors of R rows per body.
+//
+// Every sum runs in a fixed order (a body's sides in cone order; reductions per thread in
+// thread order), so the result depends on the thread count only through the reductions'
+// partial sums and is the same for the same input and thread count.
+#include <array>
+#include <vector>
+
+#include "moreau/conic/conic_qp.hpp"
+
+namespace moreau::conic::detail {
+
+template <int R>
+class BodySpaceOperator {
+ public:
+  using BodyBlock = Eigen::Matrix<double, R, R>;
+
+  // F's cone columns (QuadraticFactor::cone_columns: block[s] the body of side s or -1,
+  // columns[s] its rows x dim entries, rows past R zero) of every cone.
+  BodySpaceOperator(int bodies, const std::vector<int>& cone_dimensions,
+                    const std::vector<std::array<int, 2>>& block,
+                    const std::vector<std::array<QuadraticFactor::Columns, 2>>& columns);
+
+  int size() const { return R * bodies_; }
+  // D^-1 per cone (leading dim x dim block, zero beyond); kept by reference until the next
+  // call, one per Newton step.
+  void set_d_inverse(const std::vector<Mat3>& d_inverse) { d_inverse_ = &d_inverse; }
+
+  // bodies = F cones (the cone variables stacked by cone_dimensions).
+  void apply(const VecX& cones, VecX& bodies) const;
+  // cones = F^T bodies.
+  void apply_transpose(const VecX& bodies, VecX& cones) const;
+  // kp = K p = p + F D^-1 F^T p; returns p^T kp.
+  double apply_newton_matrix(const VecX& p, VecX& kp) const;
+  // The body blocks I + sum_k F_bk D_k^-1 F_bk^T of K (the body-block preconditioner's).
+  std::vector<BodyBlock> body_blocks() const;
+
+ private:
+  using Side = Eigen::Matrix<double, R, 3>;
+  using BodyVector = Eigen::Matrix<double, R, 1>;
+
+  // Pass 2 of the products: out_b = sum over the sides of body b of side_value_, plus p_b
+  // when given; returns p^T out when p is given.
+  double gather(const VecX* p, VecX& out) const;
+
+  int bodies_;
+  int cones_;
+  std::vector<int> dims_;
+  std::vector<int> offsets_;
+  std::vector<std::array<int, 2>> body_;  // per cone, -1: no dynamic body on that side
+  std::vector<Side> side_;                // F_bk per cone and side (2 k + s), R x 3
+  std::vector<int> side_start_;           // per body, into body_side_
+  std::vector<int> body_side_;            // 2 k + s of each body's sides, in cone order
+  const std::vector<Mat3>* d_inverse_ = nullptr;
+  mutable std::vector<BodyVector> side_value_;  // F_bk times a cone vector, per side
+};
+
+}  // namespace moreau::conic::detail
