@@ -3,9 +3,15 @@
 // the Woodbury form of N + W^2 with N = F^T F, F = M^-1/2 H S), the CG warm start of the
 // corrector and the stop on the paper's error(gamma, u): on a heap of balls whose Delassus
 // matrix is singular (more contact rows than body degrees of freedom), the forms agree with
-// each other and with the direct back-end.
+// each other and with the direct back-end. The heap is built with every other ball
+// rotation-locked (6 rows per body in the body space), with all of them locked (3 rows, and
+// the proportional form of body_space_operator.hpp: the two sides of a contact differ by the
+// balls' masses, which differ) and with none locked.
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -23,8 +29,15 @@ constexpr double kGravity = 9.81;
 constexpr double kTimeStep = 1e-2;
 constexpr double kRadius = 0.1;
 
-// A 3 x 3 layer of touching balls on the floor and four balls in its hollows, every other
-// ball rotation-locked (Kleinert's piles have only locked ones): 25+ contacts on 13 balls.
+// A 3 x 3 layer of touching balls on the floor and four balls in its hollows, of densities
+// 1,000-4,600 kg/m^3, rotation-locked as `locking` says (Kleinert's piles have only locked
+// ones): 25+ contacts on 13 balls.
+enum class Locking { every_other, all, none };
+std::ostream& operator<<(std::ostream& out, Locking locking) {
+  return out << (locking == Locking::all    ? "all locked"
+                 : locking == Locking::none ? "none locked"
+                                            : "every other locked");
+}
 struct Heap {
   World world;
   std::vector<Contact> contacts;
@@ -32,7 +45,7 @@ struct Heap {
   ConeProblem problem;
 };
 
-Heap make_heap() {
+Heap make_heap(Locking locking = Locking::every_other) {
   Heap heap;
   heap.world = test::floor_world(0.4, kGravity);
   std::vector<Vec3> centres;
@@ -42,8 +55,9 @@ Heap make_heap() {
   for (const double i : {-1.0, 1.0})
     for (const double k : {-1.0, 1.0}) centres.emplace_back(kRadius * i, upper, kRadius * k);
   for (std::size_t b = 0; b < centres.size(); ++b) {
-    const int body = test::add_ball(heap.world, kRadius, 1000.0, centres[b]);
-    heap.world.bodies[body].rotation_locked = b % 2 == 0;
+    const int body = test::add_ball(heap.world, kRadius, 1000.0 + 300.0 * b, centres[b]);
+    heap.world.bodies[body].rotation_locked =
+        locking == Locking::all || (locking == Locking::every_other && b % 2 == 0);
   }
   CollisionOptions collision;
   collision.margin = 0.5 * kRadius;
@@ -113,8 +127,11 @@ BOOST_AUTO_TEST_CASE(jacobian_halves_compose_the_delassus_product) {
 // The velocities u = W r + q of the solution set are unique (a convex QP's W r is), the
 // impulses are not where W is singular: the variants are compared on u and each must meet
 // the merit.
-BOOST_AUTO_TEST_CASE(newton_system_forms_agree) {
-  const Heap heap = make_heap();
+BOOST_DATA_TEST_CASE(newton_system_forms_agree,
+                     boost::unit_test::data::make({Locking::every_other, Locking::all,
+                                                   Locking::none}),
+                     locking) {
+  const Heap heap = make_heap(locking);
   std::vector<VecX> velocities;
   for (const Variant& variant : variants()) {
     BOOST_TEST_CONTEXT(variant.name) {

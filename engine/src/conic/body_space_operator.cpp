@@ -46,10 +46,45 @@ BodySpaceOperator<R>::BodySpaceOperator(
       if (body_[k][s] >= 0) body_side_[fill[body_[k][s]]++] = 2 * k + s;
     }
   }
+  find_proportional_sides();
 }
 
 template <int R>
-double BodySpaceOperator<R>::gather(const VecX* p, VecX& out) const {
+void BodySpaceOperator<R>::find_proportional_sides() {
+  // Sides that agree with -c times the other to this relative accuracy are taken as
+  // proportional: F's entries are products of a few rounded factors, so the two sides of a
+  // translation-only contact agree to a few units of rounding, and rotating bodies' sides
+  // (levers) differ at order 1.
+  constexpr double kRelativeAccuracy = 1e-12;
+  shared_.assign(static_cast<std::size_t>(cones_), Side::Zero());
+  coefficient_.assign(2 * static_cast<std::size_t>(cones_), 0.0);
+  for (int k = 0; k < cones_; ++k) {
+    const int a = body_[k][0], b = body_[k][1];
+    if (a < 0 || b < 0) {  // one dynamic side: it is the shared block
+      const int s = a < 0 ? 1 : 0;
+      shared_[k] = side_[2 * k + s];
+      coefficient_[2 * k + s] = 1.0;
+      continue;
+    }
+    const Side& side_a = side_[2 * k];
+    const Side& side_b = side_[2 * k + 1];
+    const double norm_b = side_b.norm();
+    if (!(norm_b > 0.0)) return;
+    const double c = -side_a.norm() / norm_b;
+    if ((side_a - c * side_b).norm() > kRelativeAccuracy * side_a.norm()) return;
+    shared_[k] = side_b;
+    coefficient_[2 * k] = c;
+    coefficient_[2 * k + 1] = 1.0;
+  }
+  proportional_ = true;
+  cone_value_.assign(static_cast<std::size_t>(cones_), BodyVector::Zero());
+  side_value_.clear();
+  side_value_.shrink_to_fit();
+}
+
+template <int R>
+template <typename SideValue>
+double BodySpaceOperator<R>::gather(const VecX* p, VecX& out, SideValue&& side) const {
   out.resize(size());
   std::vector<double> partial(static_cast<std::size_t>(omp_get_max_threads()), 0.0);
 #pragma omp parallel if (bodies_ > kParallelGrain)
@@ -58,7 +93,7 @@ double BodySpaceOperator<R>::gather(const VecX* p, VecX& out) const {
 #pragma omp for schedule(static)
     for (int b = 0; b < bodies_; ++b) {
       BodyVector v = BodyVector::Zero();
-      for (int j = side_start_[b]; j < side_start_[b + 1]; ++j) v += side_value_[body_side_[j]];
+      for (int j = side_start_[b]; j < side_start_[b + 1]; ++j) v += side(body_side_[j]);
       if (p) {
         const BodyVector pb = p->template segment<R>(R * b);
         v += pb;
@@ -76,6 +111,18 @@ double BodySpaceOperator<R>::gather(const VecX* p, VecX& out) const {
 template <int R>
 double BodySpaceOperator<R>::apply_newton_matrix(const VecX& p, VecX& kp) const {
   const std::vector<Mat3>& d_inverse = *d_inverse_;
+  if (proportional_) {
+#pragma omp parallel for schedule(static) if (cones_ > kParallelGrain)
+    for (int k = 0; k < cones_; ++k) {
+      const int a = body_[k][0], b = body_[k][1];
+      BodyVector relative = BodyVector::Zero();
+      if (a >= 0) relative += coefficient_[2 * k] * p.segment<R>(R * a);
+      if (b >= 0) relative += coefficient_[2 * k + 1] * p.segment<R>(R * b);
+      const Vec3 e = d_inverse[k] * (shared_[k].transpose() * relative);
+      cone_value_[k].noalias() = shared_[k] * e;
+    }
+    return gather(&p, kp, [&](int side) { return coefficient_[side] * cone_value_[side / 2]; });
+  }
 #pragma omp parallel for schedule(static) if (cones_ > kParallelGrain)
   for (int k = 0; k < cones_; ++k) {
     const std::array<int, 2> body = body_[k];
@@ -86,11 +133,19 @@ double BodySpaceOperator<R>::apply_newton_matrix(const VecX& p, VecX& kp) const 
     if (body[0] >= 0) side_value_[2 * k].noalias() = side_[2 * k] * e;
     if (body[1] >= 0) side_value_[2 * k + 1].noalias() = side_[2 * k + 1] * e;
   }
-  return gather(&p, kp);
+  return gather(&p, kp, [&](int side) { return side_value_[side]; });
 }
 
 template <int R>
 void BodySpaceOperator<R>::apply(const VecX& cones, VecX& bodies) const {
+  if (proportional_) {
+#pragma omp parallel for schedule(static) if (cones_ > kParallelGrain)
+    for (int k = 0; k < cones_; ++k) {
+      cone_value_[k].noalias() = shared_[k] * cone_segment(cones, offsets_[k], dims_[k]);
+    }
+    gather(nullptr, bodies, [&](int side) { return coefficient_[side] * cone_value_[side / 2]; });
+    return;
+  }
 #pragma omp parallel for schedule(static) if (cones_ > kParallelGrain)
   for (int k = 0; k < cones_; ++k) {
     const Vec3 e = cone_segment(cones, offsets_[k], dims_[k]);
@@ -98,7 +153,7 @@ void BodySpaceOperator<R>::apply(const VecX& cones, VecX& bodies) const {
       if (body_[k][s] >= 0) side_value_[2 * k + s].noalias() = side_[2 * k + s] * e;
     }
   }
-  gather(nullptr, bodies);
+  gather(nullptr, bodies, [&](int side) { return side_value_[side]; });
 }
 
 template <int R>
@@ -106,10 +161,20 @@ void BodySpaceOperator<R>::apply_transpose(const VecX& bodies, VecX& cones) cons
   cones.resize(offsets_.back());
 #pragma omp parallel for schedule(static) if (cones_ > kParallelGrain)
   for (int k = 0; k < cones_; ++k) {
-    Vec3 t = Vec3::Zero();
-    for (int s = 0; s < 2; ++s) {
-      const int b = body_[k][s];
-      if (b >= 0) t.noalias() += side_[2 * k + s].transpose() * bodies.segment<R>(R * b);
+    Vec3 t;
+    if (proportional_) {
+      BodyVector relative = BodyVector::Zero();
+      for (int s = 0; s < 2; ++s) {
+        const int b = body_[k][s];
+        if (b >= 0) relative += coefficient_[2 * k + s] * bodies.segment<R>(R * b);
+      }
+      t.noalias() = shared_[k].transpose() * relative;
+    } else {
+      t.setZero();
+      for (int s = 0; s < 2; ++s) {
+        const int b = body_[k][s];
+        if (b >= 0) t.noalias() += side_[2 * k + s].transpose() * bodies.segment<R>(R * b);
+      }
     }
     cones.segment(offsets_[k], dims_[k]) = t.head(dims_[k]);
   }

@@ -10,6 +10,13 @@
 // quarters of a Krylov iteration's time; here one product is two passes, cones then bodies,
 // with D^-1 applied inside the first, and vectors of R rows per body.
 //
+// Where no body rotates (3D bodies with locked rotation), the two sides of a contact differ
+// only by their bodies' inverse-mass roots: F_ak = -c_k F_bk with c_k = (m_b / m_a)^1/2
+// (F = M^-1/2 H S, the translational rows of H are -+ the contact frame). The operator then
+// keeps one block per cone and one coefficient per side, and the product needs one relative
+// velocity F_bk^T (p_b - c_k p_a), one D^-1 and one F_bk e per cone (3 small products instead
+// of 5, half the stored side values); proportional() says whether it does.
+//
 // Every sum runs in a fixed order (a body's sides in cone order; reductions per thread in
 // thread order), so the result depends on the thread count only through the reductions'
 // partial sums and is the same for the same input and thread count.
@@ -44,14 +51,19 @@ class BodySpaceOperator {
   double apply_newton_matrix(const VecX& p, VecX& kp) const;
   // The body blocks I + sum_k F_bk D_k^-1 F_bk^T of K (the body-block preconditioner's).
   std::vector<BodyBlock> body_blocks() const;
+  // Whether every cone's sides are proportional (the form above).
+  bool proportional() const { return proportional_; }
 
  private:
   using Side = Eigen::Matrix<double, R, 3>;
   using BodyVector = Eigen::Matrix<double, R, 1>;
 
-  // Pass 2 of the products: out_b = sum over the sides of body b of side_value_, plus p_b
-  // when given; returns p^T out when p is given.
-  double gather(const VecX* p, VecX& out) const;
+  // Pass 2 of the products: out_b = sum over the sides j of body b of side(j), plus p_b when
+  // given; returns p^T out when p is given.
+  template <typename SideValue>
+  double gather(const VecX* p, VecX& out, SideValue&& side) const;
+  // Finds the proportional form (shared_, coefficient_) when every cone has it.
+  void find_proportional_sides();
 
   int bodies_;
   int cones_;
@@ -63,6 +75,11 @@ class BodySpaceOperator {
   std::vector<int> body_side_;            // 2 k + s of each body's sides, in cone order
   const std::vector<Mat3>* d_inverse_ = nullptr;
   mutable std::vector<BodyVector> side_value_;  // F_bk times a cone vector, per side
+  // The proportional form: F_sk = coefficient_[2 k + s] shared_[k].
+  bool proportional_ = false;
+  std::vector<Side> shared_;
+  std::vector<double> coefficient_;
+  mutable std::vector<BodyVector> cone_value_;  // shared_[k] times a cone vector
 };
 
 }  // namespace moreau::conic::detail

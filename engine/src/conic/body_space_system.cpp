@@ -168,8 +168,11 @@ class BodySpaceForm : public NewtonSystem {
 };
 
 // N = F^T F through the compact operator (two passes each way, no copies between the contact
-// rows and the cone variables), for the CG in the cone variables that polishes a body-space
-// solution and takes over once the body-space CG reaches its cap.
+// rows and the cone variables), for the CG in the cone variables that takes over once the
+// body-space CG reaches its cap. The polish of a body-space solution keeps the problem's own
+// N: it exists to meet the residual the interior point method measures with that N, and
+// near the solution (W^2 ~ 1/mu) a polish on the other product's rounding stalled short of it
+// (ipm_body_space_test, no ball locked, 1e-9: numerical limit at 1.4e-9).
 template <int R>
 class CompactHessian final : public QuadraticOperator {
  public:
@@ -210,7 +213,8 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
         operator_(factor_.blocks(), dims_, block_, columns_),
         compact_hessian_(*problem.hessian, operator_),
         polish_problem_(with_hessian(problem, compact_hessian_)),
-        polish_(make_conjugate_gradient_system(polish_problem_, options)) {}
+        polish_(make_conjugate_gradient_system(problem, options)),
+        fallback_(make_conjugate_gradient_system(polish_problem_, options)) {}
 
   bool set_scaling(const std::vector<Mat3>& scaling_squared) override {
     w_.resize(0);  // a new matrix: no warm start from the last one
@@ -226,7 +230,8 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
       positive = positive && factor.info() == Eigen::Success;
       body_preconditioner_[b] = factor.solve(BodyBlock::Identity());
     }
-    return positive && polish_->set_scaling(scaling_squared);
+    return positive && polish_->set_scaling(scaling_squared) &&
+           fallback_->set_scaling(scaling_squared);
   }
 
   bool solve(const VecX& rhs, double tolerance, VecX& dx, int& iterations,
@@ -234,8 +239,8 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
     iterations = 0;
     if (!rhs.allFinite()) return false;
     if (use_cone_variables_) {
-      const bool ok = polish_->solve(rhs, tolerance, dx, iterations, warm_start);
-      reached_ = polish_->reached_tolerance();
+      const bool ok = fallback_->solve(rhs, tolerance, dx, iterations, warm_start);
+      reached_ = fallback_->reached_tolerance();
       return ok;
     }
     const int p = operator_.size();
@@ -325,7 +330,8 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
   CompactHessian<R> compact_hessian_;
   ConicQp polish_problem_;                      // the problem with N through operator_
   std::vector<BodyBlock> body_preconditioner_;  // (I + sum_k F_bk D_k^-1 F_bk^T)^-1
-  std::unique_ptr<NewtonSystem> polish_;        // CG in the cone variables
+  std::unique_ptr<NewtonSystem> polish_;        // CG in the cone variables, the problem's N
+  std::unique_ptr<NewtonSystem> fallback_;      // CG in the cone variables, N by operator_
   bool reached_ = true;
   bool use_cone_variables_ = false;  // after a body-space solve that hit the cap
   VecX w_;                           // last solution, for the warm start
