@@ -1,6 +1,6 @@
 #include "body_space_operator.hpp"
 
-#include <omp.h>
+#include <Eigen/Cholesky>
 
 namespace moreau::conic::detail {
 namespace {
@@ -86,26 +86,33 @@ template <int R>
 template <typename SideValue>
 double BodySpaceOperator<R>::gather(const VecX* p, VecX& out, SideValue&& side) const {
   out.resize(size());
-  std::vector<double> partial(static_cast<std::size_t>(omp_get_max_threads()), 0.0);
-#pragma omp parallel if (bodies_ > kParallelGrain)
-  {
-    double sum = 0.0;
-#pragma omp for schedule(static)
-    for (int b = 0; b < bodies_; ++b) {
-      BodyVector v = BodyVector::Zero();
-      for (int j = side_start_[b]; j < side_start_[b + 1]; ++j) v += side(body_side_[j]);
-      if (p) {
-        const BodyVector pb = p->template segment<R>(R * b);
-        v += pb;
-        sum += pb.dot(v);
-      }
-      out.template segment<R>(R * b) = v;
+  return ordered_parallel_sum(bodies_, kParallelGrain, [&](int b) {
+    BodyVector v = BodyVector::Zero();
+    for (int j = side_start_[b]; j < side_start_[b + 1]; ++j) v += side(body_side_[j]);
+    double product = 0.0;
+    if (p) {
+      const BodyVector pb = p->template segment<R>(R * b);
+      v += pb;
+      product = pb.dot(v);
     }
-    partial[static_cast<std::size_t>(omp_get_thread_num())] = sum;
+    out.template segment<R>(R * b) = v;
+    return product;
+  });
+}
+
+template <int R>
+void BodySpaceOperator<R>::set_d_inverse(const std::vector<Mat3>& d_inverse) {
+  d_inverse_ = &d_inverse;
+  if (!proportional_) return;
+  folded_.resize(static_cast<std::size_t>(cones_));
+#pragma omp parallel for schedule(static) if (cones_ > kParallelGrain)
+  for (int k = 0; k < cones_; ++k) {
+    const Eigen::LDLT<Mat3> ldlt(d_inverse[k]);
+    const Vec3 root = ldlt.vectorD().cwiseMax(0.0).cwiseSqrt();
+    const Mat3 lower = ldlt.matrixL();
+    const Mat3 factor = ldlt.transpositionsP().transpose() * (lower * root.asDiagonal());
+    folded_[k].noalias() = shared_[k] * factor;
   }
-  double total = 0.0;
-  for (const double s : partial) total += s;
-  return total;
 }
 
 template <int R>
@@ -118,8 +125,8 @@ double BodySpaceOperator<R>::apply_newton_matrix(const VecX& p, VecX& kp) const 
       BodyVector relative = BodyVector::Zero();
       if (a >= 0) relative += coefficient_[2 * k] * p.segment<R>(R * a);
       if (b >= 0) relative += coefficient_[2 * k + 1] * p.segment<R>(R * b);
-      const Vec3 e = d_inverse[k] * (shared_[k].transpose() * relative);
-      cone_value_[k].noalias() = shared_[k] * e;
+      const Vec3 t = folded_[k].transpose() * relative;
+      cone_value_[k].noalias() = folded_[k] * t;
     }
     return gather(&p, kp, [&](int side) { return coefficient_[side] * cone_value_[side / 2]; });
   }

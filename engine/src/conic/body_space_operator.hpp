@@ -20,12 +20,32 @@
 // Every sum runs in a fixed order (a body's sides in cone order; reductions per thread in
 // thread order), so the result depends on the thread count only through the reductions'
 // partial sums and is the same for the same input and thread count.
+#include <omp.h>
+
 #include <array>
 #include <vector>
 
 #include "moreau/conic/conic_qp.hpp"
 
 namespace moreau::conic::detail {
+
+// sum over i in [0, count) of term(i), the loop split statically over the OpenMP threads
+// (serial below `grain`) and the threads' partial sums added in thread order: the same
+// numbers for the same thread count, whatever the scheduling.
+template <typename Term>
+double ordered_parallel_sum(int count, int grain, Term&& term) {
+  std::vector<double> partial(static_cast<std::size_t>(omp_get_max_threads()), 0.0);
+#pragma omp parallel if (count > grain)
+  {
+    double sum = 0.0;
+#pragma omp for schedule(static)
+    for (int i = 0; i < count; ++i) sum += term(i);
+    partial[static_cast<std::size_t>(omp_get_thread_num())] = sum;
+  }
+  double total = 0.0;
+  for (const double s : partial) total += s;
+  return total;
+}
 
 template <int R>
 class BodySpaceOperator {
@@ -40,8 +60,10 @@ class BodySpaceOperator {
 
   int size() const { return R * bodies_; }
   // D^-1 per cone (leading dim x dim block, zero beyond); kept by reference until the next
-  // call, one per Newton step.
-  void set_d_inverse(const std::vector<Mat3>& d_inverse) { d_inverse_ = &d_inverse; }
+  // call, one per Newton step. In the proportional form it is also folded into the shared
+  // blocks, G_k = F_bk L_k with L_k L_k^T = D_k^-1 (pivoted LDL^T, D clamped at 0), so that
+  // the product's cone pass is F_bk^T's and F_bk's small products alone.
+  void set_d_inverse(const std::vector<Mat3>& d_inverse);
 
   // bodies = F cones (the cone variables stacked by cone_dimensions).
   void apply(const VecX& cones, VecX& bodies) const;
@@ -78,6 +100,7 @@ class BodySpaceOperator {
   // The proportional form: F_sk = coefficient_[2 k + s] shared_[k].
   bool proportional_ = false;
   std::vector<Side> shared_;
+  std::vector<Side> folded_;  // shared_[k] L_k
   std::vector<double> coefficient_;
   mutable std::vector<BodyVector> cone_value_;  // shared_[k] times a cone vector
 };

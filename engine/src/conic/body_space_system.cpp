@@ -284,6 +284,7 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
   // evaluated again once the estimate comes within kCheckMargin of the tolerance (or every
   // kCheckInterval iterations).
   bool conjugate_gradient(double tolerance, VecX& w, VecX& r, int& iterations) const {
+    const int p = static_cast<int>(r.size());
     VecX z, direction, kp, residual_cones;
     double rho = precondition(r, z);
     direction = z;
@@ -302,10 +303,10 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
       const double curvature = operator_.apply_newton_matrix(direction, kp);
       if (!(curvature > 0.0)) return false;
       const double step = rho / curvature;
-      w += step * direction;
-      r -= step * kp;
-      const double rho_next = precondition(r, z);
-      direction = z + (rho_next / rho) * direction;
+      const double rho_next = update(step, direction, kp, w, r, z);
+      const double beta = rho_next / rho;
+#pragma omp parallel for schedule(static) if (p > kParallelCones)
+      for (int i = 0; i < p; ++i) direction[i] = z[i] + beta * direction[i];
       rho = rho_next;
       ++iterations;
     }
@@ -315,12 +316,26 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
   double precondition(const VecX& r, VecX& z) const {
     z.resize(r.size());
     const int bodies = static_cast<int>(body_preconditioner_.size());
-#pragma omp parallel for schedule(static) if (bodies > kParallelCones)
-    for (int b = 0; b < bodies; ++b) {
-      z.template segment<R>(R * b).noalias() =
-          body_preconditioner_[b] * r.template segment<R>(R * b);
-    }
-    return r.dot(z);
+    return ordered_parallel_sum(bodies, kParallelCones, [&](int b) {
+      const auto rb = r.template segment<R>(R * b);
+      z.template segment<R>(R * b).noalias() = body_preconditioner_[b] * rb;
+      return rb.dot(z.template segment<R>(R * b));
+    });
+  }
+
+  // One CG update in one pass over the bodies: w += step d, r -= step K d, z = P r; returns
+  // r^T z.
+  double update(double step, const VecX& direction, const VecX& kp, VecX& w, VecX& r,
+                VecX& z) const {
+    const int bodies = static_cast<int>(body_preconditioner_.size());
+    return ordered_parallel_sum(bodies, kParallelCones, [&](int b) {
+      const int first = R * b;
+      w.template segment<R>(first) += step * direction.template segment<R>(first);
+      r.template segment<R>(first) -= step * kp.template segment<R>(first);
+      const auto rb = r.template segment<R>(first);
+      z.template segment<R>(first).noalias() = body_preconditioner_[b] * rb;
+      return rb.dot(z.template segment<R>(first));
+    });
   }
 
   static constexpr double kCheckMargin = 2.0;
