@@ -54,6 +54,7 @@ TrenchConfig scale_config(const std::string& scale, bool complete) {
   c.dem_duration = end;
   c.pgj_duration = end;
   c.pgj_coarse_duration = end;
+  c.ipm_fine_duration = end;
   c.checkpoint_every = 5;  // written only with --resume (quick runs need none)
   return c;
 }
@@ -91,6 +92,7 @@ TrenchConfig trench_config(const std::string& scale, bool complete, const SizeOp
     c.dem_duration = d;
     c.pgj_duration = 0.0;
     c.pgj_coarse_duration = 0.0;
+    c.ipm_fine_duration = 0.0;
     c.steady_start = 0.0;
   }
   return c;

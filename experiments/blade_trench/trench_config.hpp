@@ -19,6 +19,9 @@ struct TrenchConfig {
   double dem_duration = 0.0;         // s
   double pgj_duration = 0.0;         // s; SHAKE + PGJ at h = 1e-3 s, 2,000 iterations per step
   double pgj_coarse_duration = 0.0;  // s; the same at h = 1e-2 s (the time step's share)
+  // s; SHAKE + ipm at tolerance 1e-5 with h = 1e-3 s: the time step's share of the IPM's
+  // difference from the DEM (the paper runs the IPM at 1e-2 s only)
+  double ipm_fine_duration = 0.0;
   double steady_start = 0.0;         // s: the steady part is [steady_start, end of the run]
   long checkpoint_every = 0;         // windows of 10 ms between checkpoints (0: none)
 };
