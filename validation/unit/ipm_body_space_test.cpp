@@ -7,8 +7,6 @@
 // rotation-locked (6 rows per body in the body space), with all of them locked (3 rows, and
 // the proportional form of body_space_operator.hpp: the two sides of a contact differ by the
 // balls' masses, which differ) and with none locked.
-#include <boost/test/data/monomorphic.hpp>
-#include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <ostream>
@@ -127,32 +125,43 @@ BOOST_AUTO_TEST_CASE(jacobian_halves_compose_the_delassus_product) {
 // The velocities u = W r + q of the solution set are unique (a convex QP's W r is), the
 // impulses are not where W is singular: the variants are compared on u and each must meet
 // the merit.
-BOOST_DATA_TEST_CASE(newton_system_forms_agree,
-                     boost::unit_test::data::make({Locking::every_other, Locking::all,
-                                                   Locking::none}),
-                     locking) {
-  const Heap heap = make_heap(locking);
-  std::vector<VecX> velocities;
-  for (const Variant& variant : variants()) {
-    BOOST_TEST_CONTEXT(variant.name) {
-      InteriorPointSolver solver(tight(1e-9), variant.options);
-      VecX r;
-      const SolverStats stats = solver.solve(heap.problem, r);
-      BOOST_TEST(stats.converged, stats.stop_reason);
-      BOOST_TEST(stats.merit <= 1e-9);
-      BOOST_TEST_MESSAGE(variant.name << ": " << stats.iterations << " Newton steps, "
-                                      << stats.krylov_iterations << " Krylov iterations");
-      VecX u;
-      heap.system->apply(r, u);
-      velocities.push_back(u + heap.problem.q);
-      if (variant.options.backend == conic::LinearBackend::conjugate_gradient) {
-        BOOST_TEST(stats.krylov_iterations > 0);
+BOOST_AUTO_TEST_CASE(newton_system_forms_agree) {
+  for (const Locking locking : {Locking::every_other, Locking::all, Locking::none}) {
+    BOOST_TEST_CONTEXT(locking) {
+      const Heap heap = make_heap(locking);
+      std::vector<VecX> velocities;
+      std::vector<int> krylov;
+      for (const Variant& variant : variants()) {
+        BOOST_TEST_CONTEXT(variant.name) {
+          InteriorPointSolver solver(tight(1e-9), variant.options);
+          VecX r;
+          const SolverStats stats = solver.solve(heap.problem, r);
+          BOOST_TEST(stats.converged, stats.stop_reason);
+          BOOST_TEST(stats.merit <= 1e-9);
+          BOOST_TEST_MESSAGE(locking << ", " << variant.name << ": " << stats.iterations
+                                     << " Newton steps, " << stats.krylov_iterations
+                                     << " Krylov iterations");
+          VecX u;
+          heap.system->apply(r, u);
+          velocities.push_back(u + heap.problem.q);
+          krylov.push_back(stats.krylov_iterations);
+          if (variant.options.backend == conic::LinearBackend::conjugate_gradient) {
+            BOOST_TEST(stats.krylov_iterations > 0);
+          }
+        }
+      }
+      // The body space exists for piles of locked balls: there its CG needs a fraction of the
+      // cone variables' Krylov iterations (356 against 3,928 with every ball locked, 1,278
+      // against 5,682 with every other). The check also guards the body-space product itself:
+      // a wrong one is hidden from the solution by the polish in the cone variables, not from
+      // the count (a 10% error in one side's coefficient: 2,624). With no ball locked the body
+      // space takes more (9,129 against 1,445), a known weakness, not checked.
+      if (locking != Locking::none) BOOST_TEST(2 * krylov[0] < krylov[1]);
+      const double scale = heap.problem.q.norm();
+      for (std::size_t k = 1; k < velocities.size(); ++k) {
+        BOOST_TEST((velocities[k] - velocities[0]).norm() <= 1e-6 * scale, "variant " << k);
       }
     }
-  }
-  const double scale = heap.problem.q.norm();
-  for (std::size_t k = 1; k < velocities.size(); ++k) {
-    BOOST_TEST((velocities[k] - velocities[0]).norm() <= 1e-6 * scale, "variant " << k);
   }
 }
 
