@@ -56,14 +56,14 @@ void BodySpaceOperator<R>::find_proportional_sides() {
   // translation-only contact agree to a few units of rounding, and rotating bodies' sides
   // (levers) differ at order 1.
   constexpr double kRelativeAccuracy = 1e-12;
-  shared_.assign(static_cast<std::size_t>(cones_), Side::Zero());
-  coefficient_.assign(2 * static_cast<std::size_t>(cones_), 0.0);
+  std::vector<Side> shared(static_cast<std::size_t>(cones_), Side::Zero());
+  std::vector<double> coefficient(2 * static_cast<std::size_t>(cones_), 0.0);
   for (int k = 0; k < cones_; ++k) {
     const int a = body_[k][0], b = body_[k][1];
-    if (a < 0 || b < 0) {  // one dynamic side: it is the shared block
+    if (a < 0 || b < 0) {  // one dynamic side (or none): it is the shared block
       const int s = a < 0 ? 1 : 0;
-      shared_[k] = side_[2 * k + s];
-      coefficient_[2 * k + s] = 1.0;
+      shared[k] = side_[2 * k + s];
+      coefficient[2 * k + s] = 1.0;
       continue;
     }
     const Side& side_a = side_[2 * k];
@@ -72,10 +72,12 @@ void BodySpaceOperator<R>::find_proportional_sides() {
     if (!(norm_b > 0.0)) return;
     const double c = -side_a.norm() / norm_b;
     if ((side_a - c * side_b).norm() > kRelativeAccuracy * side_a.norm()) return;
-    shared_[k] = side_b;
-    coefficient_[2 * k] = c;
-    coefficient_[2 * k + 1] = 1.0;
+    shared[k] = side_b;
+    coefficient[2 * k] = c;
+    coefficient[2 * k + 1] = 1.0;
   }
+  shared_ = std::move(shared);
+  coefficient_ = std::move(coefficient);
   proportional_ = true;
   cone_value_.assign(static_cast<std::size_t>(cones_), BodyVector::Zero());
   side_value_.clear();
