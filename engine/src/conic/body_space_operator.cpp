@@ -5,8 +5,12 @@
 namespace moreau::conic::detail {
 namespace {
 
-// Below this many cones (or bodies) a loop costs less than an OpenMP fork/join.
-constexpr int kParallelGrain = 2048;
+// Loops over fewer cones (bodies) than this run on one thread. A Krylov iteration is a few
+// such loops of tens of ns per cone, and waking the threads of a passive OpenMP team costs tens
+// of us per loop: on the 4,800-sphere trench (19,700 cones, 4,800 bodies) two threads made an
+// iteration 1.6x slower (0.47 -> 0.75 ms, 27 Nov); at 50,214 cones and 10,000 bodies they gain
+// 1.14x, at 526,019 cones 1.59x (validation/benchmark/README.md).
+constexpr int kParallelGrain = 32768;
 
 // The entries [offset, offset + dim) of v, zero-padded to 3.
 inline Vec3 cone_segment(const VecX& v, int offset, int dim) {
@@ -88,7 +92,7 @@ template <int R>
 template <typename SideValue>
 double BodySpaceOperator<R>::gather(const VecX* p, VecX& out, SideValue&& side) const {
   out.resize(size());
-  return ordered_parallel_sum(bodies_, kParallelGrain, [&](int b) {
+  return ordered_parallel_sum(bodies_, kParallelBodies, [&](int b) {
     BodyVector v = BodyVector::Zero();
     for (int j = side_start_[b]; j < side_start_[b + 1]; ++j) v += side(body_side_[j]);
     double product = 0.0;
@@ -193,7 +197,7 @@ template <int R>
 std::vector<typename BodySpaceOperator<R>::BodyBlock> BodySpaceOperator<R>::body_blocks() const {
   const std::vector<Mat3>& d_inverse = *d_inverse_;
   std::vector<BodyBlock> blocks(static_cast<std::size_t>(bodies_));
-#pragma omp parallel for schedule(static) if (bodies_ > kParallelGrain)
+#pragma omp parallel for schedule(static) if (bodies_ > kParallelBodies)
   for (int b = 0; b < bodies_; ++b) {
     BodyBlock block = BodyBlock::Identity();
     for (int j = side_start_[b]; j < side_start_[b + 1]; ++j) {

@@ -29,6 +29,10 @@
 
 namespace moreau::conic::detail {
 
+// Body loops of the body-space CG with fewer bodies than this run on one thread (the cone
+// loops' limit and why: body_space_operator.cpp).
+constexpr int kParallelBodies = 8192;
+
 // sum over i in [0, count) of term(i), the loop split statically over the OpenMP threads
 // (serial below `grain`) and the threads' partial sums added in thread order: the same
 // numbers for the same thread count, whatever the scheduling.

@@ -305,7 +305,7 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
       const double step = rho / curvature;
       const double rho_next = update(step, direction, kp, w, r, z);
       const double beta = rho_next / rho;
-#pragma omp parallel for schedule(static) if (p > kParallelCones)
+#pragma omp parallel for schedule(static) if (p > R * kParallelBodies)
       for (int i = 0; i < p; ++i) direction[i] = z[i] + beta * direction[i];
       rho = rho_next;
       ++iterations;
@@ -316,7 +316,7 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
   double precondition(const VecX& r, VecX& z) const {
     z.resize(r.size());
     const int bodies = static_cast<int>(body_preconditioner_.size());
-    return ordered_parallel_sum(bodies, kParallelCones, [&](int b) {
+    return ordered_parallel_sum(bodies, kParallelBodies, [&](int b) {
       const auto rb = r.template segment<R>(R * b);
       z.template segment<R>(R * b).noalias() = body_preconditioner_[b] * rb;
       return rb.dot(z.template segment<R>(R * b));
@@ -328,7 +328,7 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
   double update(double step, const VecX& direction, const VecX& kp, VecX& w, VecX& r,
                 VecX& z) const {
     const int bodies = static_cast<int>(body_preconditioner_.size());
-    return ordered_parallel_sum(bodies, kParallelCones, [&](int b) {
+    return ordered_parallel_sum(bodies, kParallelBodies, [&](int b) {
       const int first = R * b;
       w.template segment<R>(first) += step * direction.template segment<R>(first);
       r.template segment<R>(first) -= step * kp.template segment<R>(first);
