@@ -108,8 +108,11 @@ struct QuasiStaticOptions {
   // long motion, lengthened again up to this dt as the motion slows) until the dynamic forces
   // are below the limit; that step reports the equilibrium. No step that moves a point further
   // than the collision margin is applied; it is taken again shorter, and a solve that fails with
-  // a quarter of the dt. Where the steps run out, nothing of the load step is applied (the world
-  // returns to its start) and it is reported as not converged. 0: a step over the limit is
+  // a quarter of the dt. A step of dt_k moves the displacement-driven walls by dt_k / dt of
+  // their displacement (of what remains of it) until all of it is on: the walls keep the load
+  // step's rate, and a shorter dt does not press their displacement into elastic contacts.
+  // Where the steps run out, nothing of the load step is applied (the world returns to its
+  // start) and it is reported as not converged. 0: a step over the limit is
   // reported as not converged at once, and every motion is applied.
   long max_relaxation_steps = 0;
   SampleBox box;
