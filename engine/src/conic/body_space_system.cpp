@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "body_space_operator.hpp"
 #include "newton_system.hpp"
@@ -93,16 +94,11 @@ class BodySpaceForm : public NewtonSystem {
 #pragma omp parallel for schedule(static) if (cones_ > kParallelCones) reduction(&& : positive)
     for (int k = 0; k < cones_; ++k) {
       const int dim = dims_[k];
-      Eigen::MatrixXd d = scaling_[k].topLeftCorner(dim, dim);
+      Mat3 d = scaling_[k];
       if (problem_.compliance.size() > 0) {
-        d.diagonal() += problem_.compliance.segment(offsets_[k], dim);
+        d.diagonal().head(dim) += problem_.compliance.segment(offsets_[k], dim);
       }
-      Eigen::LLT<Eigen::MatrixXd> factor(d);
-      d_inverse_[k].setZero();
-      if (factor.info() == Eigen::Success) {
-        d_inverse_[k].topLeftCorner(dim, dim) = factor.solve(Eigen::MatrixXd::Identity(dim, dim));
-      }
-      if (!d_inverse_[k].allFinite() || factor.info() != Eigen::Success)
+      if (!(invert_cone_block(d, dim, d_inverse_[k]) && d_inverse_[k].allFinite()))
         positive = compliant_inverse(k) && positive;
     }
     return positive;
@@ -230,8 +226,9 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
       positive = positive && factor.info() == Eigen::Success;
       body_preconditioner_[b] = factor.solve(BodyBlock::Identity());
     }
-    return positive && polish_->set_scaling(scaling_squared) &&
-           fallback_->set_scaling(scaling_squared);
+    polish_ready_.reset();
+    fallback_ready_.reset();
+    return positive;
   }
 
   bool solve(const VecX& rhs, double tolerance, VecX& dx, int& iterations,
@@ -239,6 +236,7 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
     iterations = 0;
     if (!rhs.allFinite()) return false;
     if (use_cone_variables_) {
+      if (!ready(*fallback_, fallback_ready_)) return false;
       const bool ok = fallback_->solve(rhs, tolerance, dx, iterations, warm_start);
       reached_ = fallback_->reached_tolerance();
       return ok;
@@ -267,6 +265,7 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
     reached_ = residual(rhs, dx).norm() <= tolerance;
     if (reached_) return true;
     int polish_iterations = 0;
+    if (!ready(*polish_, polish_ready_)) return false;
     const bool ok = polish_->solve(rhs, tolerance, dx, polish_iterations, true);
     iterations += polish_iterations;
     reached_ = polish_->reached_tolerance();
@@ -338,15 +337,24 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
     });
   }
 
+  // A cone-variable system is set to the Newton step's scaling on its first use in the step
+  // (false: its H is not positive definite). Most Newton steps use neither, and setting one up
+  // factors a block per cone.
+  bool ready(NewtonSystem& system, std::optional<bool>& state) const {
+    if (!state) state = system.set_scaling(scaling_);
+    return *state;
+  }
+
   static constexpr double kCheckMargin = 2.0;
   static constexpr int kCheckInterval = 8;
   int max_iterations_;
   BodySpaceOperator<R> operator_;
   CompactHessian<R> compact_hessian_;
-  ConicQp polish_problem_;                      // the problem with N through operator_
-  std::vector<BodyBlock> body_preconditioner_;  // (I + sum_k F_bk D_k^-1 F_bk^T)^-1
-  std::unique_ptr<NewtonSystem> polish_;        // CG in the cone variables, the problem's N
-  std::unique_ptr<NewtonSystem> fallback_;      // CG in the cone variables, N by operator_
+  ConicQp polish_problem_;                             // the problem with N through operator_
+  std::vector<BodyBlock> body_preconditioner_;         // (I + sum_k F_bk D_k^-1 F_bk^T)^-1
+  std::unique_ptr<NewtonSystem> polish_;               // CG in the cone variables, the problem's N
+  std::unique_ptr<NewtonSystem> fallback_;             // CG in the cone variables, N by operator_
+  std::optional<bool> polish_ready_, fallback_ready_;  // set_scaling's result, once called
   bool reached_ = true;
   bool use_cone_variables_ = false;  // after a body-space solve that hit the cap
   VecX w_;                           // last solution, for the warm start

@@ -45,15 +45,8 @@ class ConjugateGradientSystem final : public NewtonSystem {
 #pragma omp parallel for schedule(static) if (cones > kParallelCones) reduction(&& : positive)
     for (int k = 0; k < cones; ++k) {
       const int dim = problem_.cone_dimensions[k];
-      const Eigen::MatrixXd block = (hessian_blocks_[k] + scaling_[k]).topLeftCorner(dim, dim);
-      Eigen::LLT<Eigen::MatrixXd> factor(block);
-      Mat3 inverse = Mat3::Zero();
-      if (factor.info() != Eigen::Success) {
+      if (!invert_cone_block(hessian_blocks_[k] + scaling_[k], dim, preconditioner_[k]))
         positive = false;
-      } else {
-        inverse.topLeftCorner(dim, dim) = factor.solve(Eigen::MatrixXd::Identity(dim, dim));
-      }
-      preconditioner_[k] = inverse;
     }
     return positive;
   }
@@ -196,6 +189,20 @@ class CholmodSystem final : public NewtonSystem {
 };
 
 }  // namespace
+
+bool invert_cone_block(const Mat3& block, int dim, Mat3& inverse) {
+  inverse.setZero();
+  if (dim == 3) {
+    const Eigen::LLT<Mat3> factor(block);
+    if (factor.info() != Eigen::Success) return false;
+    inverse = factor.solve(Mat3::Identity());
+    return true;
+  }
+  const Eigen::LLT<Eigen::MatrixXd> factor(block.topLeftCorner(dim, dim));
+  if (factor.info() != Eigen::Success) return false;
+  inverse.topLeftCorner(dim, dim) = factor.solve(Eigen::MatrixXd::Identity(dim, dim));
+  return true;
+}
 
 void apply_cone_blocks(const std::vector<Mat3>& blocks, const std::vector<int>& dims,
                        const std::vector<int>& offsets, const VecX& v, VecX& out, bool accumulate) {

@@ -36,6 +36,11 @@ void apply_cone_blocks(const std::vector<Mat3>& blocks, const std::vector<int>& 
                        const std::vector<int>& offsets, const VecX& v, VecX& out,
                        bool accumulate = false);
 
+// inverse = the inverse of the leading dim x dim block of `block` (zero beyond it) by Cholesky;
+// false, with inverse zero, when that block is not numerically positive definite. Fixed-size
+// for 3-dimensional cones: a runtime-sized factor allocates per cone.
+bool invert_cone_block(const Mat3& block, int dim, Mat3& inverse);
+
 // The back-end options.backend asks for, in the body space when N has a factor
 // (QuadraticFactor) and options.body_space is set, else in the cone variables.
 std::unique_ptr<NewtonSystem> make_newton_system(const ConicQp& problem,
