@@ -340,7 +340,7 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
   // A cone-variable system is set to the Newton step's scaling on its first use in the step
   // (false: its H is not positive definite). Most Newton steps use neither, and setting one up
   // factors a block per cone.
-  bool ready(NewtonSystem& system, std::optional<bool>& state) const {
+  bool ready(NewtonSystem& system, std::optional<bool>& state) {
     if (!state) state = system.set_scaling(scaling_);
     return *state;
   }

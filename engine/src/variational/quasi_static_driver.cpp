@@ -602,12 +602,9 @@ QuasiStaticReport QuasiStaticDriver::relaxed_step(const LoadStep& load) {
   std::vector<RigidBody> start_bodies = world_.bodies;
   const variational::ShearHistory start_history = history_;
   std::vector<double> wall_travel(load.walls.size(), 0.0);
-  LoadStep hold = load;
-  for (WallLoad& w : hold.walls) {
-    if (w.control == WallControl::displacement) w.value = 0.0;
-  }
   // The part of the load step's wall displacement that a step of dt_k applies: dt_k / dt of it,
-  // the walls moving at the load step's rate (below). `applied`: the part on so far.
+  // the walls moving at the load step's rate (below); 0 once all of it is on (the
+  // displacement-driven walls held, the force-driven ones loaded).
   const auto part_of_load = [&](double fraction) {
     LoadStep part = load;
     for (WallLoad& w : part.walls) {
@@ -672,7 +669,7 @@ QuasiStaticReport QuasiStaticDriver::relaxed_step(const LoadStep& load) {
     // its stored energy drove 8 relaxation steps of rearrangement that unloaded the wall, at
     // nearly every load step. Once the displacement is on, the walls are held.
     fraction = loaded ? 0.0 : moves_walls ? std::min(1.0 - applied, step_dt / dt) : 1.0;
-    report = solve_step(loaded ? hold : part_of_load(fraction), step_dt, unlimited, margin);
+    report = solve_step(part_of_load(fraction), step_dt, unlimited, margin);
     ++relaxations;
     limit_solves += report.numerical_limit_solves;
   }
