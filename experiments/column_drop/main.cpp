@@ -165,8 +165,18 @@ World column_world(const Setup& setup, const ShapeFamilies& shapes, Family famil
   return world;
 }
 
+// The Newton systems in the body space (3 unknowns per particle, K = I + F D^-1 F^T) instead of
+// the cone variables with N = theta dt^2 H^T M^-1 H assembled, whose factorization grows with the
+// cube of the contacts per particle: with the vertex-within-margin rule a non-convex particle has
+// tens of contact ends, and the cone variables made the 1,520-particle column days of one core
+// (README.md "Cost and the full run"). Same equations (eq. 4.15); the iterates agree to round-off
+// (docs/variational.md "Cost"), and where the body space stalls the core falls back to the cone
+// variables. Measured on this column: README.md "Body space".
+constexpr bool kBodySpace = true;
+
 VariationalOptions stepper_options(double margin, double theta) {
   VariationalOptions options;
+  options.interior_point.body_space = kBodySpace;
   options.time_step = kTimeStep;
   options.theta = theta;
   options.contact.stiffness = {kNormalStiffness, 2.0 * kNormalStiffness / 3.0};
