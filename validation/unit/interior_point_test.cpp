@@ -759,6 +759,12 @@ BOOST_AUTO_TEST_CASE(bad_input_is_reported) {
   InteriorPointSolverOptions bad_solver;
   bad_solver.max_forcing = 0.0;
   BOOST_CHECK_THROW(InteriorPointSolver({}, bad_solver), InputError);
+  bad_solver = InteriorPointSolverOptions{};
+  bad_solver.predictor_forcing = 1.0;
+  BOOST_CHECK_THROW(InteriorPointSolver({}, bad_solver), InputError);
+  bad = InteriorPointOptions{};
+  bad.predictor_forcing = std::nan("");
+  BOOST_CHECK_THROW(solve_conic_qp(qp.problem, bad, x, y, z), InputError);
 
   // N indefinite: a status, not an exception, for both back-ends.
   for (const LinearBackend backend : {LinearBackend::conjugate_gradient, LinearBackend::cholmod}) {

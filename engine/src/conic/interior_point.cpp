@@ -52,6 +52,9 @@ void InteriorPointOptions::validate() const {
   if (!(max_forcing > 0.0 && max_forcing < 1.0)) {
     reject("max_forcing", max_forcing, "must lie in (0, 1)");
   }
+  if (!(predictor_forcing > 0.0 && predictor_forcing < 1.0)) {
+    reject("predictor_forcing", predictor_forcing, "must lie in (0, 1)");
+  }
   if (!(min_forcing > 0.0 && min_forcing <= max_forcing)) {
     reject("min_forcing", min_forcing, "must lie in (0, max_forcing]");
   }
@@ -194,7 +197,7 @@ class Solver {
       // residual plus the complementarity x^T y / |x| (both in velocity units, both -> 0).
       const double newton_scale = residual.norm() + xy / std::max(x.norm(), kTiny);
       if (!newton_direction(target, residual, equality_residual,
-                            options_.max_forcing * newton_scale, false, dx, dy, dz, krylov)) {
+                            options_.predictor_forcing * newton_scale, false, dx, dy, dz, krylov)) {
         return not_positive_definite();
       }
       bool inexact_step = !system_->reached_tolerance();

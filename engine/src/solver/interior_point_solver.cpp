@@ -30,6 +30,9 @@ void InteriorPointSolverOptions::validate() const {
   if (!(max_forcing > 0.0 && max_forcing < 1.0)) {
     reject("max_forcing", max_forcing, "must lie in (0, 1)");
   }
+  if (!(predictor_forcing > 0.0 && predictor_forcing < 1.0)) {
+    reject("predictor_forcing", predictor_forcing, "must lie in (0, 1)");
+  }
   if (!(step_fraction > 0.0 && step_fraction < 1.0)) {
     reject("step_fraction", step_fraction, "must lie in (0, 1)");
   }
@@ -282,6 +285,7 @@ SolverStats InteriorPointSolver::solve(const ConeProblem& problem, VecX& r) cons
   options.backend = ipm_.backend;
   options.max_krylov_iterations = ipm_.max_krylov_iterations;
   options.max_forcing = ipm_.max_forcing;
+  options.predictor_forcing = ipm_.predictor_forcing;
   options.min_forcing = std::min(options.min_forcing, ipm_.max_forcing);
   options.step_fraction = ipm_.step_fraction;
   options.body_space = ipm_.body_space;

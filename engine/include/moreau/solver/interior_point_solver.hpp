@@ -38,6 +38,7 @@ struct InteriorPointSolverOptions {
   conic::LinearBackend backend = conic::LinearBackend::conjugate_gradient;
   int max_krylov_iterations = 2000;  // per linear solve
   double max_forcing = 0.1;          // upper bound of the inexact-Newton forcing term
+  double predictor_forcing = 0.5;    // conic::InteriorPointOptions::predictor_forcing
   double step_fraction = 0.99;       // of the step to the cone boundary
   // The Newton system in the body space when the Delassus operator is a ContactSystem
   // (conic::InteriorPointOptions::body_space), for both back-ends.
