@@ -195,6 +195,8 @@ class Solver {
       // Inexact Newton (Kleinert et al. 2014): the CG residual lands in the primal residual
       // of the next iterate, so it is bounded by a forcing term times the current primal
       // residual plus the complementarity x^T y / |x| (both in velocity units, both -> 0).
+      // Only the corrector's direction moves the iterates; the predictor's sets sigma and the
+      // second-order term, and is solved to the looser predictor_forcing.
       const double newton_scale = residual.norm() + xy / std::max(x.norm(), kTiny);
       if (!newton_direction(target, residual, equality_residual,
                             options_.predictor_forcing * newton_scale, false, dx, dy, dz, krylov)) {
