@@ -636,8 +636,9 @@ json bench_ipm(const Settings& settings, double triad_best) {
   heading(
       "IPM Krylov iterations, non-rotating sphere packing, margin 0.375 r0, mu = 0.25, "
       "error(gamma, u) <= 1e-3");
-  std::printf("  %8s %9s %7s %7s %8s %9s %12s %10s %10s %8s\n", "spheres", "contacts", "threads",
-              "Newton", "Krylov", "seconds", "s / Krylov", "ns/unknown", "GB/s", "/ triad");
+  std::printf("  %8s %9s %12s %7s %7s %8s %9s %12s %10s %10s %8s\n", "spheres", "contacts",
+              "product", "threads", "Newton", "Krylov", "seconds", "s / Krylov", "ns/unknown",
+              "GB/s", "/ triad");
   for (const int spheres : sizes) {
     moreau::World world = sphere_packing(spheres, kSeed);
     for (moreau::RigidBody& body : world.bodies) body.rotation_locked = true;
@@ -655,62 +656,84 @@ json bench_ipm(const Settings& settings, double triad_best) {
     for (std::size_t i = 0; i < contacts.size(); ++i) problem.q(3 * i) += contacts[i].gap / dt;
     problem.mu = VecX::Constant(static_cast<Eigen::Index>(contacts.size()), 0.25);
     problem.friction_model = moreau::FrictionModel::convex_relaxation;
-    moreau::AnySolverOptions any = moreau::default_solver_options("ipm");
-    auto& ipm = std::get<moreau::IpmOptions>(any);
-    ipm.tolerance = tolerance;
-    ipm.max_iterations = 200;
-    ipm.record_history = false;
-    ipm.warm_start = false;
-    ipm.stopping = moreau::IpmStopping::kleinert_error;
-    const std::unique_ptr<moreau::ContactSolver> solver = moreau::make_solver("ipm", any);
-    // Bytes of one body-space Krylov iteration (3 rows per body, 3 per cone): the product
-    // K p = p + F D^-1 F^T p reads per cone its two 3 x 3 column blocks, D^-1 and two body
-    // indices and writes and reads back two side values, and per body its side list and p, and
-    // writes K p; the CG's updates of w, r, z and the direction and its two dot products pass
-    // the body vectors 14 times, the preconditioner reads a 3 x 3 block per body.
+    moreau::SolverOptions common;
+    common.tolerance = tolerance;
+    common.max_iterations = 200;
+    common.record_history = false;
+    common.warm_start = false;
+    // Bytes of one body-space Krylov iteration (3 rows per body, 3 per cone), per product:
+    // - matrix-free: K p = p + F D^-1 F^T p reads per cone its two 3 x 3 column blocks, D^-1
+    //   and two body indices and writes and reads back two side values, and per body its side
+    //   list and p, and writes K p (an upper bound of the proportional form's traffic);
+    // - assembled: one 3 x 3 block and a column index per pair of bodies in contact (at most
+    //   one per contact), a 3 x 3 diagonal block per body, p and K p;
+    // and for both the CG's updates of w, r, z and the direction and its two dot products,
+    // 14 passes over the body vectors, and the preconditioner's 3 x 3 block per body.
     const double cones = static_cast<double>(contacts.size());
     const double bodies = static_cast<double>(world.bodies.size());
-    const double bytes =
-        cones * (2 * 72 + 72 + 8 + 2 * 24 + 2 * 24 + 2 * 4) + bodies * (4 + 3 * 24 + 14 * 24 + 72);
-    json row = {{"spheres", spheres},
-                {"contacts", contacts.size()},
-                {"unknowns", 3 * contacts.size()},
-                {"bytes_per_iteration_model", bytes}};
-    for (const int threads : settings.threads) {
-      omp_set_num_threads(threads);
-      VecX r = VecX::Zero(problem.size());
-      const double cpu0 = process_cpu_seconds();
-      const auto t0 = Clock::now();
-      const moreau::SolverStats stats = solver->solve(problem, r);
-      const double t = seconds_since(t0);
-      const double cpu = process_cpu_seconds() - cpu0;
-      const double krylov = std::max(stats.krylov_iterations, 1);
-      const double per_iteration = t / krylov;
-      const double ns_per_unknown = 1e9 * cpu / krylov / (3.0 * cones);
-      const double gb_per_s = bytes / per_iteration / 1e9;
-      std::printf("  %8d %9zu %7d %7d %8d %9.2f %12.3e %10.1f %10.2f %8.2f\n", spheres,
-                  contacts.size(), threads, stats.iterations, stats.krylov_iterations, t,
-                  per_iteration, ns_per_unknown, gb_per_s, gb_per_s / triad_best);
-      row["threads"][std::to_string(threads)] = {
-          {"newton_steps", stats.iterations},
-          {"krylov_iterations", stats.krylov_iterations},
-          {"seconds", t},
-          {"cpu_seconds", cpu},
-          {"seconds_per_krylov_iteration", per_iteration},
-          {"cpu_ns_per_unknown", ns_per_unknown},
-          {"gb_per_s_model", gb_per_s},
-          {"ratio_to_triad", gb_per_s / triad_best},
-          {"merit", stats.merit},
-          {"termination", moreau::to_string(stats.termination)}};
+    const double cg_bytes = bodies * (14 * 24 + 72);
+    const double matrix_free_bytes =
+        cones * (2 * 72 + 72 + 8 + 2 * 24 + 2 * 24 + 2 * 4) + bodies * (4 + 3 * 24) + cg_bytes;
+    const double assembled_bytes = cones * (72 + 4) + bodies * (72 + 4 + 3 * 24) + cg_bytes;
+    json row = {
+        {"spheres", spheres}, {"contacts", contacts.size()}, {"unknowns", 3 * contacts.size()}};
+    for (const bool assembled : {true, false}) {
+      const std::string product = assembled ? "assembled" : "matrix-free";
+      const double bytes = assembled ? assembled_bytes : matrix_free_bytes;
+      moreau::InteriorPointSolverOptions ipm;
+      ipm.stop_on_paper_error = true;
+      ipm.assemble_body_space = assembled;
+      const moreau::InteriorPointSolver solver(common, ipm);
+      json& entry = row["products"][product];
+      entry["bytes_per_iteration_model"] = bytes;
+      for (const int threads : settings.threads) {
+        omp_set_num_threads(threads);
+        VecX r = VecX::Zero(problem.size());
+        const double cpu0 = process_cpu_seconds();
+        const auto t0 = Clock::now();
+        const moreau::SolverStats stats = solver.solve(problem, r);
+        const double t = seconds_since(t0);
+        const double cpu = process_cpu_seconds() - cpu0;
+        const double krylov = std::max(stats.krylov_iterations, 1);
+        const double per_iteration = t / krylov;
+        const double ns_per_unknown = 1e9 * cpu / krylov / (3.0 * cones);
+        const double gb_per_s = bytes / per_iteration / 1e9;
+        std::printf("  %8d %9zu %12s %7d %7d %8d %9.2f %12.3e %10.1f %10.2f %8.2f\n", spheres,
+                    contacts.size(), product.c_str(), threads, stats.iterations,
+                    stats.krylov_iterations, t, per_iteration, ns_per_unknown, gb_per_s,
+                    gb_per_s / triad_best);
+        entry["threads"][std::to_string(threads)] = {
+            {"newton_steps", stats.iterations},
+            {"krylov_iterations", stats.krylov_iterations},
+            {"seconds", t},
+            {"cpu_seconds", cpu},
+            {"seconds_per_krylov_iteration", per_iteration},
+            {"cpu_ns_per_unknown", ns_per_unknown},
+            {"gb_per_s_model", gb_per_s},
+            {"ratio_to_triad", gb_per_s / triad_best},
+            {"merit", stats.merit},
+            {"termination", moreau::to_string(stats.termination)}};
+      }
+      if (settings.threads.size() > 1) {
+        const json& first = entry["threads"][std::to_string(settings.threads.front())];
+        const json& last = entry["threads"][std::to_string(settings.threads.back())];
+        entry["speedup_per_iteration"] = first["seconds_per_krylov_iteration"].get<double>() /
+                                         last["seconds_per_krylov_iteration"].get<double>();
+        std::printf("  %s: speed-up per Krylov iteration %d -> %d threads: %.2f\n", product.c_str(),
+                    settings.threads.front(), settings.threads.back(),
+                    entry["speedup_per_iteration"].get<double>());
+      }
     }
-    if (settings.threads.size() > 1) {
-      const json& first = row["threads"][std::to_string(settings.threads.front())];
-      const json& last = row["threads"][std::to_string(settings.threads.back())];
-      row["speedup_per_iteration"] = first["seconds_per_krylov_iteration"].get<double>() /
-                                     last["seconds_per_krylov_iteration"].get<double>();
-      std::printf("  speed-up per Krylov iteration %d -> %d threads: %.2f\n",
-                  settings.threads.front(), settings.threads.back(),
-                  row["speedup_per_iteration"].get<double>());
+    for (const int threads : settings.threads) {
+      const std::string key = std::to_string(threads);
+      const double ratio =
+          row["products"]["matrix-free"]["threads"][key]["seconds_per_krylov_iteration"]
+              .get<double>() /
+          row["products"]["assembled"]["threads"][key]["seconds_per_krylov_iteration"]
+              .get<double>();
+      row["assembled_speedup_per_iteration"][key] = ratio;
+      std::printf("  %d thread(s): assembled product %.2fx faster per Krylov iteration\n", threads,
+                  ratio);
     }
     out["sizes"].push_back(row);
   }

@@ -7,6 +7,8 @@
 // rotation-locked (6 rows per body in the body space), with all of them locked (3 rows, and
 // the proportional form of body_space_operator.hpp: the two sides of a contact differ by the
 // balls' masses, which differ) and with none locked.
+#include <omp.h>
+
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <ostream>
@@ -89,7 +91,7 @@ struct Variant {
 };
 
 std::vector<Variant> variants() {
-  std::vector<Variant> out(4);
+  std::vector<Variant> out(5);
   out[0].name = "body space";
   out[1].name = "cone variables";
   out[1].options.body_space = false;
@@ -97,6 +99,8 @@ std::vector<Variant> variants() {
   out[2].options.warm_start_corrector = false;
   out[3].name = "direct";
   out[3].options.backend = conic::LinearBackend::cholmod;
+  out[4].name = "body space, matrix-free product";
+  out[4].options.assemble_body_space = false;
   return out;
 }
 
@@ -157,11 +161,83 @@ BOOST_AUTO_TEST_CASE(newton_system_forms_agree) {
       // the count (a 10% error in one side's coefficient: 2,624). With no ball locked the body
       // space takes more (9,129 against 1,445), a known weakness, not checked.
       if (locking != Locking::none) BOOST_TEST(2 * krylov[0] < krylov[1]);
+      // The assembled and the matrix-free product are the same K up to rounding (their
+      // products agree to 1e-8 relative here): with every ball locked, the same CG to within a
+      // few iterations (a wrong block changes the count, as above). With rotating balls the
+      // counts differ by up to 30 % either way (1,513 / 1,157 every other locked, 7,278 /
+      // 9,328 none): there the late Newton steps' K spans many decades and the CG's path
+      // follows the rounding; the velocities are compared below.
+      if (locking == Locking::all)
+        BOOST_TEST(std::abs(krylov[4] - krylov[0]) <= 0.02 * krylov[0] + 2);
       const double scale = heap.problem.q.norm();
       for (std::size_t k = 1; k < velocities.size(); ++k) {
         BOOST_TEST((velocities[k] - velocities[0]).norm() <= 1e-6 * scale, "variant " << k);
       }
     }
+  }
+}
+
+// A lattice of 8,820 locked balls on a floor: above the body count (8,192) from which the
+// body-space loops run on several threads, where the assembled product splits its rows between
+// the threads and hands the couplings that cross a split to their owner. On one and two
+// threads, assembled and matrix-free, the velocities agree and the Krylov counts are those of
+// one K.
+BOOST_AUTO_TEST_CASE(assembled_product_on_threads_agrees_with_the_matrix_free_one) {
+  World world = test::floor_world(0.25, kGravity);
+  for (int i = 0; i < 21; ++i)
+    for (int j = 0; j < 20; ++j)
+      for (int k = 0; k < 21; ++k) {
+        // Radii 0.095-0.1 (touching within the margin), densities varied: the two sides of
+        // a contact differ.
+        const double radius = kRadius * (0.95 + 0.05 * ((i + 2 * j + 3 * k) % 3) / 2.0);
+        const int body =
+            test::add_ball(world, radius, 1000.0 + 100.0 * ((i * 7 + k) % 5),
+                           Vec3(2 * kRadius * i, kRadius + 2 * kRadius * j, 2 * kRadius * k));
+        world.bodies[body].rotation_locked = true;
+      }
+  CollisionOptions collision;
+  collision.margin = 0.1 * kRadius;
+  const std::vector<Contact> contacts = detect_contacts(world, collision);
+  const ContactSystem system(world, contacts, 3);
+  VecX free_velocity = VecX::Zero(6 * static_cast<int>(world.bodies.size()));
+  for (std::size_t b = 1; b < world.bodies.size(); ++b)
+    free_velocity[6 * b + 1] = -kGravity * kTimeStep;
+  ConeProblem problem;
+  problem.delassus = &system;
+  problem.q = local_velocities(world, contacts, free_velocity, 3);
+  for (std::size_t i = 0; i < contacts.size(); ++i) problem.q[3 * i] += contacts[i].gap / kTimeStep;
+  problem.mu = friction_coefficients(world, contacts);
+  problem.friction_model = FrictionModel::convex_relaxation;
+  BOOST_TEST_MESSAGE(world.bodies.size() - 1 << " balls, " << contacts.size() << " contacts");
+  BOOST_REQUIRE(world.bodies.size() > 8193);
+
+  std::vector<VecX> velocities;
+  std::vector<int> krylov;
+  const int threads_before = omp_get_max_threads();
+  for (const int threads : {1, 2}) {
+    for (const bool assembled : {true, false}) {
+      omp_set_num_threads(threads);
+      InteriorPointSolverOptions options;
+      options.assemble_body_space = assembled;
+      options.stop_on_paper_error = true;
+      InteriorPointSolver solver(tight(1e-4), options);
+      VecX r;
+      const SolverStats stats = solver.solve(problem, r);
+      BOOST_TEST_MESSAGE(threads << " thread(s), " << (assembled ? "assembled" : "matrix-free")
+                                 << ": " << stats.iterations << " Newton steps, "
+                                 << stats.krylov_iterations << " Krylov iterations");
+      BOOST_TEST(stats.converged, stats.stop_reason);
+      VecX u;
+      system.apply(r, u);
+      velocities.push_back(u + problem.q);
+      krylov.push_back(stats.krylov_iterations);
+    }
+  }
+  omp_set_num_threads(threads_before);
+  for (std::size_t k = 1; k < krylov.size(); ++k) {
+    BOOST_TEST(std::abs(krylov[k] - krylov[0]) <= 0.02 * krylov[0] + 2, "run " << k);
+    // The paper's error at 1e-4 bounds the velocities' differences to about that, relative.
+    BOOST_TEST((velocities[k] - velocities[0]).norm() <= 1e-3 * problem.q.norm(), "run " << k);
   }
 }
 

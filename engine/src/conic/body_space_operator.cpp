@@ -1,6 +1,9 @@
 #include "body_space_operator.hpp"
 
 #include <Eigen/Cholesky>
+#include <algorithm>
+
+#include "locality_ordering.hpp"
 
 namespace moreau::conic::detail {
 namespace {
@@ -26,22 +29,47 @@ template <int R>
 BodySpaceOperator<R>::BodySpaceOperator(
     int bodies, const std::vector<int>& cone_dimensions,
     const std::vector<std::array<int, 2>>& block,
-    const std::vector<std::array<QuadraticFactor::Columns, 2>>& columns)
+    const std::vector<std::array<QuadraticFactor::Columns, 2>>& columns, bool assembled)
     : bodies_(bodies),
       cones_(static_cast<int>(cone_dimensions.size())),
-      dims_(cone_dimensions),
-      offsets_(cone_offsets(cone_dimensions)),
-      body_(block),
+      cone_(static_cast<std::size_t>(cones_)),
+      dims_(static_cast<std::size_t>(cones_)),
+      offsets_(static_cast<std::size_t>(cones_)),
+      cone_rows_(cone_offsets(cone_dimensions).back()),
+      body_(static_cast<std::size_t>(cones_)),
       side_(2 * static_cast<std::size_t>(cones_), Side::Zero()),
       side_start_(bodies + 1, 0),
-      side_value_(2 * static_cast<std::size_t>(cones_), BodyVector::Zero()) {
+      side_value_(2 * static_cast<std::size_t>(cones_), BodyVector::Zero()),
+      assembled_(assembled) {
+  // The operator's own order (locality_ordering.hpp): bodies by Cuthill-McKee rank, cones by
+  // the lower rank of their bodies (a counting sort, stable in the problem's cone order), so
+  // that a thread's range of cones touches a narrow range of bodies and a body's cones lie
+  // close together.
+  const std::vector<int> rank = cuthill_mckee_ranks(bodies, block);
+  std::vector<int> first(static_cast<std::size_t>(bodies) + 2, 0);
+  auto key = [&](int j) {
+    int lowest = bodies;  // a cone without a dynamic side goes last
+    for (const int b : block[j]) {
+      if (b >= 0) lowest = std::min(lowest, rank[b]);
+    }
+    return lowest;
+  };
+  for (int j = 0; j < cones_; ++j) ++first[key(j) + 1];
+  for (int i = 0; i <= bodies; ++i) first[i + 1] += first[i];
+  for (int j = 0; j < cones_; ++j) cone_[first[key(j)]++] = j;
+  const std::vector<int> problem_offsets = cone_offsets(cone_dimensions);
   for (int k = 0; k < cones_; ++k) {
+    const int j = cone_[k];
+    dims_[k] = cone_dimensions[j];
+    offsets_[k] = problem_offsets[j];
     for (int s = 0; s < 2; ++s) {
+      body_[k][s] = block[j][s] >= 0 ? rank[block[j][s]] : -1;
       if (body_[k][s] < 0) continue;
-      side_[2 * k + s] = columns[k][s].template topRows<R>();
+      side_[2 * k + s] = columns[j][s].template topRows<R>();
       ++side_start_[body_[k][s] + 1];
     }
   }
+  operator_offsets_ = cone_offsets(dims_);
   for (int b = 0; b < bodies; ++b) side_start_[b + 1] += side_start_[b];
   body_side_.resize(side_start_.back());
   std::vector<int> fill(side_start_.begin(), side_start_.end() - 1);
@@ -51,6 +79,136 @@ BodySpaceOperator<R>::BodySpaceOperator(
     }
   }
   find_proportional_sides();
+  if (assembled_) build_pattern();
+}
+
+template <int R>
+void BodySpaceOperator<R>::build_pattern() {
+  lower_start_.assign(static_cast<std::size_t>(bodies_) + 1, 0);
+  slot_.assign(2 * static_cast<std::size_t>(cones_), -1);
+  std::vector<std::array<int, 2>> row;  // (column, side) of one body's lower couplings
+  for (int i = 0; i < bodies_; ++i) {
+    row.clear();
+    for (int j = side_start_[i]; j < side_start_[i + 1]; ++j) {
+      const int side = body_side_[j];
+      const int other = body_[side / 2][1 - side % 2];
+      if (other >= 0 && other < i) row.push_back({other, side});
+    }
+    std::sort(row.begin(), row.end());
+    int blocks = 0;
+    for (std::size_t n = 0; n < row.size(); ++n) {
+      if (n == 0 || row[n][0] != row[n - 1][0]) {
+        lower_column_.push_back(row[n][0]);
+        ++blocks;
+      }
+      slot_[row[n][1]] = lower_start_[i] + blocks - 1;
+    }
+    lower_start_[i + 1] = lower_start_[i] + blocks;
+  }
+  diagonal_.assign(static_cast<std::size_t>(bodies_), BodyBlock::Identity());
+  lower_.assign(lower_column_.size(), BodyBlock::Zero());
+}
+
+template <int R>
+void BodySpaceOperator<R>::assemble() {
+  // F_sk D_k^-1 F_tk^T of cone k between its sides s and t (side = 2 k + s).
+  auto coupling = [&](int side, int other_side) -> BodyBlock {
+    const int k = side / 2;
+    if (proportional_) {
+      return (coefficient_[side] * coefficient_[other_side]) * folded_[k] * folded_[k].transpose();
+    }
+    return side_[side] * d_inverse_[k] * side_[other_side].transpose();
+  };
+#pragma omp parallel for schedule(static) if (bodies_ > kParallelBodies)
+  for (int i = 0; i < bodies_; ++i) {
+    BodyBlock diagonal = BodyBlock::Identity();
+    for (int n = lower_start_[i]; n < lower_start_[i + 1]; ++n) lower_[n].setZero();
+    for (int j = side_start_[i]; j < side_start_[i + 1]; ++j) {
+      const int side = body_side_[j];
+      const int other_side = side ^ 1;
+      diagonal.noalias() += coupling(side, side);
+      const int other = body_[side / 2][other_side % 2];
+      if (other == i) diagonal.noalias() += coupling(side, other_side);
+      if (slot_[side] >= 0) lower_[slot_[side]].noalias() += coupling(side, other_side);
+    }
+    diagonal_[i] = diagonal;
+  }
+}
+
+// K p from the assembled blocks, rows split into one contiguous range per thread (balanced by
+// blocks). Row i adds L_ij p_j to its own result and L_ij^T p_i to body j < i: directly where
+// j is in the thread's range (its row, earlier in the same ascending pass, is already set),
+// otherwise into the thread's spill, which the owner of j adds after a barrier, the spills of
+// later threads in thread order. p^T K p = sum_i p_i^T (D_i p_i + 2 sum_j L_ij p_j) in the
+// same pass.
+template <int R>
+double BodySpaceOperator<R>::apply_assembled(const VecX& p, VecX& kp) const {
+  kp.resize(size());
+  const int threads = bodies_ > kParallelBodies ? omp_get_max_threads() : 1;
+  thread_begin_.assign(static_cast<std::size_t>(threads) + 1, bodies_);
+  thread_reach_.assign(static_cast<std::size_t>(threads), bodies_);
+  if (spill_.size() < static_cast<std::size_t>(threads)) spill_.resize(threads);
+  std::vector<double> partial(static_cast<std::size_t>(threads), 0.0);
+  const long work = static_cast<long>(bodies_) + lower_start_.back();
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    const int team = omp_get_num_threads();
+    // Row ranges: the first row whose cumulative work (rows + blocks before it) reaches t / team.
+    auto first_row = [&](int thread) {
+      const long target = work * thread / team;
+      int low = 0, high = bodies_;
+      while (low < high) {
+        const int mid = (low + high) / 2;
+        if (static_cast<long>(mid) + lower_start_[mid] < target)
+          low = mid + 1;
+        else
+          high = mid;
+      }
+      return low;
+    };
+    const int begin = first_row(t);
+    const int end = t + 1 == team ? bodies_ : first_row(t + 1);
+    int reach = begin;
+    for (int i = begin; i < end; ++i) {
+      if (lower_start_[i] < lower_start_[i + 1])
+        reach = std::min(reach, lower_column_[lower_start_[i]]);
+    }
+    thread_begin_[t] = begin;
+    thread_reach_[t] = reach;
+    VecX& spill = spill_[t];
+    spill.setZero(R * (begin - reach));
+    double curvature = 0.0;
+    for (int i = begin; i < end; ++i) {
+      const BodyVector pi = p.template segment<R>(R * i);
+      const BodyVector own = diagonal_[i] * pi;
+      BodyVector coupled = BodyVector::Zero();
+      for (int n = lower_start_[i]; n < lower_start_[i + 1]; ++n) {
+        const int j = lower_column_[n];
+        coupled.noalias() += lower_[n] * p.template segment<R>(R * j);
+        const BodyVector back = lower_[n].transpose() * pi;
+        if (j >= begin) {
+          kp.template segment<R>(R * j) += back;
+        } else {
+          spill.template segment<R>(R * (j - reach)) += back;
+        }
+      }
+      kp.template segment<R>(R * i) = own + coupled;
+      curvature += pi.dot(own + 2.0 * coupled);
+    }
+    partial[t] = curvature;
+#pragma omp barrier
+    for (int u = t + 1; u < team; ++u) {
+      const int from = std::max(thread_reach_[u], begin);
+      const int to = std::min(thread_begin_[u], end);
+      for (int j = from; j < to; ++j) {
+        kp.template segment<R>(R * j) += spill_[u].template segment<R>(R * (j - thread_reach_[u]));
+      }
+    }
+  }
+  double total = 0.0;
+  for (const double c : partial) total += c;
+  return total;
 }
 
 template <int R>
@@ -108,22 +266,28 @@ double BodySpaceOperator<R>::gather(const VecX* p, VecX& out, SideValue&& side) 
 
 template <int R>
 void BodySpaceOperator<R>::set_d_inverse(const std::vector<Mat3>& d_inverse) {
-  d_inverse_ = &d_inverse;
-  if (!proportional_) return;
+  if (!proportional_) {
+    d_inverse_.resize(static_cast<std::size_t>(cones_));
+#pragma omp parallel for schedule(static) if (cones_ > kParallelGrain)
+    for (int k = 0; k < cones_; ++k) d_inverse_[k] = d_inverse[cone_[k]];
+    if (assembled_) assemble();
+    return;
+  }
   folded_.resize(static_cast<std::size_t>(cones_));
 #pragma omp parallel for schedule(static) if (cones_ > kParallelGrain)
   for (int k = 0; k < cones_; ++k) {
-    const Eigen::LDLT<Mat3> ldlt(d_inverse[k]);
+    const Eigen::LDLT<Mat3> ldlt(d_inverse[cone_[k]]);
     const Vec3 root = ldlt.vectorD().cwiseMax(0.0).cwiseSqrt();
     const Mat3 lower = ldlt.matrixL();
     const Mat3 factor = ldlt.transpositionsP().transpose() * (lower * root.asDiagonal());
     folded_[k].noalias() = shared_[k] * factor;
   }
+  if (assembled_) assemble();
 }
 
 template <int R>
 double BodySpaceOperator<R>::apply_newton_matrix(const VecX& p, VecX& kp) const {
-  const std::vector<Mat3>& d_inverse = *d_inverse_;
+  if (assembled_) return apply_assembled(p, kp);
   if (proportional_) {
 #pragma omp parallel for schedule(static) if (cones_ > kParallelGrain)
     for (int k = 0; k < cones_; ++k) {
@@ -142,7 +306,7 @@ double BodySpaceOperator<R>::apply_newton_matrix(const VecX& p, VecX& kp) const 
     Vec3 t = Vec3::Zero();
     if (body[0] >= 0) t.noalias() += side_[2 * k].transpose() * p.segment<R>(R * body[0]);
     if (body[1] >= 0) t.noalias() += side_[2 * k + 1].transpose() * p.segment<R>(R * body[1]);
-    const Vec3 e = d_inverse[k] * t;
+    const Vec3 e = d_inverse_[k] * t;
     if (body[0] >= 0) side_value_[2 * k].noalias() = side_[2 * k] * e;
     if (body[1] >= 0) side_value_[2 * k + 1].noalias() = side_[2 * k + 1] * e;
   }
@@ -150,18 +314,19 @@ double BodySpaceOperator<R>::apply_newton_matrix(const VecX& p, VecX& kp) const 
 }
 
 template <int R>
-void BodySpaceOperator<R>::apply(const VecX& cones, VecX& bodies) const {
+void BodySpaceOperator<R>::apply(const VecX& cones, VecX& bodies, ConeOrder order) const {
+  const std::vector<int>& offsets = order == ConeOrder::problem ? offsets_ : operator_offsets_;
   if (proportional_) {
 #pragma omp parallel for schedule(static) if (cones_ > kParallelGrain)
     for (int k = 0; k < cones_; ++k) {
-      cone_value_[k].noalias() = shared_[k] * cone_segment(cones, offsets_[k], dims_[k]);
+      cone_value_[k].noalias() = shared_[k] * cone_segment(cones, offsets[k], dims_[k]);
     }
     gather(nullptr, bodies, [&](int side) { return coefficient_[side] * cone_value_[side / 2]; });
     return;
   }
 #pragma omp parallel for schedule(static) if (cones_ > kParallelGrain)
   for (int k = 0; k < cones_; ++k) {
-    const Vec3 e = cone_segment(cones, offsets_[k], dims_[k]);
+    const Vec3 e = cone_segment(cones, offsets[k], dims_[k]);
     for (int s = 0; s < 2; ++s) {
       if (body_[k][s] >= 0) side_value_[2 * k + s].noalias() = side_[2 * k + s] * e;
     }
@@ -170,39 +335,93 @@ void BodySpaceOperator<R>::apply(const VecX& cones, VecX& bodies) const {
 }
 
 template <int R>
-void BodySpaceOperator<R>::apply_transpose(const VecX& bodies, VecX& cones) const {
-  cones.resize(offsets_.back());
+void BodySpaceOperator<R>::to_operator_order(const VecX& problem_order,
+                                             VecX& operator_order) const {
+  operator_order.resize(cone_rows_);
 #pragma omp parallel for schedule(static) if (cones_ > kParallelGrain)
   for (int k = 0; k < cones_; ++k) {
-    Vec3 t;
-    if (proportional_) {
-      BodyVector relative = BodyVector::Zero();
-      for (int s = 0; s < 2; ++s) {
-        const int b = body_[k][s];
-        if (b >= 0) relative += coefficient_[2 * k + s] * bodies.segment<R>(R * b);
-      }
-      t.noalias() = shared_[k].transpose() * relative;
-    } else {
-      t.setZero();
-      for (int s = 0; s < 2; ++s) {
-        const int b = body_[k][s];
-        if (b >= 0) t.noalias() += side_[2 * k + s].transpose() * bodies.segment<R>(R * b);
-      }
-    }
-    cones.segment(offsets_[k], dims_[k]) = t.head(dims_[k]);
+    operator_order.segment(operator_offsets_[k], dims_[k]) =
+        problem_order.segment(offsets_[k], dims_[k]);
   }
 }
 
 template <int R>
+void BodySpaceOperator<R>::to_problem_order(const VecX& operator_order, VecX& problem_order) const {
+  problem_order.resize(cone_rows_);
+#pragma omp parallel for schedule(static) if (cones_ > kParallelGrain)
+  for (int k = 0; k < cones_; ++k) {
+    problem_order.segment(offsets_[k], dims_[k]) =
+        operator_order.segment(operator_offsets_[k], dims_[k]);
+  }
+}
+
+template <int R>
+std::vector<Mat3> BodySpaceOperator<R>::blocks_in_operator_order(
+    const std::vector<Mat3>& problem_order) const {
+  std::vector<Mat3> out(static_cast<std::size_t>(cones_));
+  for (int k = 0; k < cones_; ++k) out[k] = problem_order[cone_[k]];
+  return out;
+}
+
+template <int R>
+Vec3 BodySpaceOperator<R>::transpose_of_cone(int k, const VecX& bodies) const {
+  Vec3 t;
+  if (proportional_) {
+    BodyVector relative = BodyVector::Zero();
+    for (int s = 0; s < 2; ++s) {
+      const int b = body_[k][s];
+      if (b >= 0) relative += coefficient_[2 * k + s] * bodies.segment<R>(R * b);
+    }
+    t.noalias() = shared_[k].transpose() * relative;
+  } else {
+    t.setZero();
+    for (int s = 0; s < 2; ++s) {
+      const int b = body_[k][s];
+      if (b >= 0) t.noalias() += side_[2 * k + s].transpose() * bodies.segment<R>(R * b);
+    }
+  }
+  if (dims_[k] < 3) t.tail(3 - dims_[k]).setZero();
+  return t;
+}
+
+template <int R>
+void BodySpaceOperator<R>::apply_transpose(const VecX& bodies, VecX& cones, ConeOrder order) const {
+  const std::vector<int>& offsets = order == ConeOrder::problem ? offsets_ : operator_offsets_;
+  cones.resize(cone_rows_);
+#pragma omp parallel for schedule(static) if (cones_ > kParallelGrain)
+  for (int k = 0; k < cones_; ++k) {
+    const Vec3 t = transpose_of_cone(k, bodies);
+    // A fixed-size copy where the cone has 3 rows (a runtime-sized one is a call to memcpy
+    // per cone, a fifth of a Krylov iteration's time in the profile).
+    if (dims_[k] == 3) {
+      cones.segment<3>(offsets[k]) = t;
+    } else {
+      for (int a = 0; a < dims_[k]; ++a) cones[offsets[k] + a] = t[a];
+    }
+  }
+}
+
+template <int R>
+double BodySpaceOperator<R>::transpose_squared_norm(const VecX& bodies) const {
+  return ordered_parallel_sum(cones_, kParallelGrain,
+                              [&](int k) { return transpose_of_cone(k, bodies).squaredNorm(); });
+}
+
+template <int R>
 std::vector<typename BodySpaceOperator<R>::BodyBlock> BodySpaceOperator<R>::body_blocks() const {
-  const std::vector<Mat3>& d_inverse = *d_inverse_;
+  if (assembled_) return diagonal_;
   std::vector<BodyBlock> blocks(static_cast<std::size_t>(bodies_));
 #pragma omp parallel for schedule(static) if (bodies_ > kParallelBodies)
   for (int b = 0; b < bodies_; ++b) {
     BodyBlock block = BodyBlock::Identity();
     for (int j = side_start_[b]; j < side_start_[b + 1]; ++j) {
       const int side = body_side_[j];
-      block.noalias() += side_[side] * d_inverse[side / 2] * side_[side].transpose();
+      if (proportional_) {  // F_bk D_k^-1 F_bk^T = c^2 G_k G_k^T
+        const double c = coefficient_[side];
+        block.noalias() += (c * c) * folded_[side / 2] * folded_[side / 2].transpose();
+      } else {
+        block.noalias() += side_[side] * d_inverse_[side / 2] * side_[side].transpose();
+      }
     }
     blocks[b] = block;
   }

@@ -1,6 +1,9 @@
 #pragma once
 // The body-space Newton matrix K = I + F D^-1 F^T (body_space_system.cpp; N = F^T F,
-// D = C + W^2 one block per cone) applied matrix-free from F's cone columns, kept in the form
+// D = C + W^2 one block per cone), applied from its blocks assembled at each Newton step (one
+// per body and per pair of bodies in contact; the default, see build_pattern) or matrix-free
+// from F's cone columns. F^T and F themselves are always applied from the cone columns, kept
+// in the form
 // the conjugate gradients touch: per cone its two bodies and its column blocks restricted to
 // the R rows per body that are not zero everywhere (R = 3 for bodies without rotation, e.g.
 // the rotation-locked spheres of Kleinert et al. Sec. 5 and the 2D bodies x, y, phi; R = 6
@@ -16,6 +19,12 @@
 // keeps one block per cone and one coefficient per side, and the product needs one relative
 // velocity F_bk^T (p_b - c_k p_a), one D^-1 and one F_bk e per cone (3 small products instead
 // of 5, half the stored side values); proportional() says whether it does.
+//
+// The operator keeps bodies and cones in its own order, chosen for memory locality
+// (locality_ordering.hpp): the body vectors it takes and returns (apply's result,
+// apply_transpose's argument, K's products and body_blocks) are in that body order, which only
+// the body-space CG sees; cone vectors are in the problem's order unless a call asks for the
+// operator's.
 //
 // Every sum runs in a fixed order (a body's sides in cone order; reductions per thread in
 // thread order), so the result depends on the thread count only through the reductions'
@@ -58,21 +67,39 @@ class BodySpaceOperator {
 
   // F's cone columns (QuadraticFactor::cone_columns: block[s] the body of side s or -1,
   // columns[s] its rows x dim entries, rows past R zero) of every cone.
+  // assembled: K's products from its blocks, assembled at each set_d_inverse (below);
+  // otherwise from F's cone columns alone (matrix-free).
   BodySpaceOperator(int bodies, const std::vector<int>& cone_dimensions,
                     const std::vector<std::array<int, 2>>& block,
-                    const std::vector<std::array<QuadraticFactor::Columns, 2>>& columns);
+                    const std::vector<std::array<QuadraticFactor::Columns, 2>>& columns,
+                    bool assembled);
 
   int size() const { return R * bodies_; }
-  // D^-1 per cone (leading dim x dim block, zero beyond); kept by reference until the next
-  // call, one per Newton step. In the proportional form it is also folded into the shared
-  // blocks, G_k = F_bk L_k with L_k L_k^T = D_k^-1 (pivoted LDL^T, D clamped at 0), so that
-  // the product's cone pass is F_bk^T's and F_bk's small products alone.
+  // D^-1 per cone in the problem's cone order (leading dim x dim block, zero beyond), one per
+  // Newton step. In the proportional form it is folded into the shared blocks,
+  // G_k = F_bk L_k with L_k L_k^T = D_k^-1 (pivoted LDL^T, D clamped at 0), so that the
+  // product's cone pass is F_bk^T's and F_bk's small products alone; otherwise copied into the
+  // operator's cone order.
   void set_d_inverse(const std::vector<Mat3>& d_inverse);
 
+  // Cone vectors are in the problem's cone order, or in the operator's where `order` says so
+  // (for the CG in the cone variables that takes over from the body-space CG: its vectors
+  // then follow the operator's per-cone data and bodies in memory).
+  enum class ConeOrder { problem, operator_order };
   // bodies = F cones (the cone variables stacked by cone_dimensions).
-  void apply(const VecX& cones, VecX& bodies) const;
+  void apply(const VecX& cones, VecX& bodies, ConeOrder order = ConeOrder::problem) const;
   // cones = F^T bodies.
-  void apply_transpose(const VecX& bodies, VecX& cones) const;
+  void apply_transpose(const VecX& bodies, VecX& cones, ConeOrder order = ConeOrder::problem) const;
+  // A cone vector or per-cone blocks moved between the two orders.
+  void to_operator_order(const VecX& problem_order, VecX& operator_order) const;
+  void to_problem_order(const VecX& operator_order, VecX& problem_order) const;
+  std::vector<Mat3> blocks_in_operator_order(const std::vector<Mat3>& problem_order) const;
+  // The cones' dimensions in the operator's order, and where cone k of that order starts in
+  // the problem's cone vectors.
+  const std::vector<int>& cone_dimensions() const { return dims_; }
+  int problem_offset(int k) const { return offsets_[k]; }
+  // |F^T bodies|^2 without writing F^T bodies (the CG's stopping test).
+  double transpose_squared_norm(const VecX& bodies) const;
   // kp = K p = p + F D^-1 F^T p; returns p^T kp.
   double apply_newton_matrix(const VecX& p, VecX& kp) const;
   // The body blocks I + sum_k F_bk D_k^-1 F_bk^T of K (the body-block preconditioner's).
@@ -84,22 +111,41 @@ class BodySpaceOperator {
   using Side = Eigen::Matrix<double, R, 3>;
   using BodyVector = Eigen::Matrix<double, R, 1>;
 
+  // K assembled: one R x R block per body (I + sum_k F_bk D_k^-1 F_bk^T) and one per pair of
+  // bodies in contact (sum over their cones of F_ik D_k^-1 F_jk^T, row i > column j, the lower
+  // triangle). Why: the matrix-free product reads per cone its column block, coefficients,
+  // bodies and writes and reads back a side value (about 216 B per cone in the proportional
+  // form, 550 B with rotation); the assembled one reads one block per pair of bodies and
+  // applies it both ways (72 B with R = 3), so a Krylov iteration moves about half the bytes.
+  // Assembling costs about one matrix-free product per Newton step, against hundreds of
+  // products per step. The contact-space Newton matrix is still never formed.
+  void build_pattern();
+  void assemble();
+  double apply_assembled(const VecX& p, VecX& kp) const;
   // Pass 2 of the products: out_b = sum over the sides j of body b of side(j), plus p_b when
   // given; returns p^T out when p is given.
   template <typename SideValue>
   double gather(const VecX* p, VecX& out, SideValue&& side) const;
+  // (F^T bodies) of cone k, zero past its dimension.
+  Vec3 transpose_of_cone(int k, const VecX& bodies) const;
   // Finds the proportional form (shared_, coefficient_) when every cone has it.
   void find_proportional_sides();
 
+  // Per cone in the operator's order: its index in the problem, dimension and offset in the
+  // problem's cone vectors, and its bodies in the operator's order (-1: no dynamic body on
+  // that side).
   int bodies_;
   int cones_;
+  std::vector<int> cone_;
   std::vector<int> dims_;
   std::vector<int> offsets_;
-  std::vector<std::array<int, 2>> body_;  // per cone, -1: no dynamic body on that side
-  std::vector<Side> side_;                // F_bk per cone and side (2 k + s), R x 3
-  std::vector<int> side_start_;           // per body, into body_side_
-  std::vector<int> body_side_;            // 2 k + s of each body's sides, in cone order
-  const std::vector<Mat3>* d_inverse_ = nullptr;
+  std::vector<int> operator_offsets_;  // of the cones stacked in the operator's order
+  int cone_rows_;                      // the problem's cone variables
+  std::vector<std::array<int, 2>> body_;
+  std::vector<Side> side_;                      // F_bk per cone and side (2 k + s), R x 3
+  std::vector<int> side_start_;                 // per body, into body_side_
+  std::vector<int> body_side_;                  // 2 k + s of each body's sides, in cone order
+  std::vector<Mat3> d_inverse_;                 // per cone, where the sides are not proportional
   mutable std::vector<BodyVector> side_value_;  // F_bk times a cone vector, per side
   // The proportional form: F_sk = coefficient_[2 k + s] shared_[k].
   bool proportional_ = false;
@@ -107,6 +153,19 @@ class BodySpaceOperator {
   std::vector<Side> folded_;  // shared_[k] L_k
   std::vector<double> coefficient_;
   mutable std::vector<BodyVector> cone_value_;  // shared_[k] times a cone vector
+  // K assembled (build_pattern, assemble): lower blocks of body i in
+  // [lower_start_[i], lower_start_[i + 1]), columns ascending; slot_[2 k + s] is the lower
+  // block that side s of cone k adds to (-1: its other body is absent or has the higher index).
+  bool assembled_;
+  std::vector<BodyBlock> diagonal_;
+  std::vector<int> lower_start_;
+  std::vector<int> lower_column_;
+  std::vector<BodyBlock> lower_;
+  std::vector<int> slot_;
+  // Per thread of a product: its rows' start and the lowest body its rows' blocks reach, and
+  // the contributions to bodies below its rows (added by their own threads after a barrier).
+  mutable std::vector<int> thread_begin_, thread_reach_;
+  mutable std::vector<VecX> spill_;
 };
 
 }  // namespace moreau::conic::detail

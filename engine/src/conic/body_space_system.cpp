@@ -164,36 +164,56 @@ class BodySpaceForm : public NewtonSystem {
 };
 
 // N = F^T F through the compact operator (two passes each way, no copies between the contact
-// rows and the cone variables), for the CG in the cone variables that takes over once the
-// body-space CG reaches its cap. The polish of a body-space solution keeps the problem's own
-// N: it exists to meet the residual the interior point method measures with that N, and
-// near the solution (W^2 ~ 1/mu) a polish on the other product's rounding stalled short of it
-// (ipm_body_space_test, no ball locked, 1e-9: numerical limit at 1.4e-9).
+// rows and the cone variables) with the cones in the operator's order, for the CG in the cone
+// variables that takes over once the body-space CG reaches its cap: its vectors then run in the
+// order of the operator's per-cone data, and its body accesses are those of the body-space CG.
+// The polish of a body-space solution keeps the problem's own N: it exists to meet the residual
+// the interior point method measures with that N, and near the solution (W^2 ~ 1/mu) a polish
+// on the other product's rounding stalled short of it (ipm_body_space_test, no ball locked,
+// 1e-9: numerical limit at 1.4e-9).
 template <int R>
-class CompactHessian final : public QuadraticOperator {
+class OrderedCompactHessian final : public QuadraticOperator {
  public:
-  CompactHessian(const QuadraticOperator& original, const BodySpaceOperator<R>& compact)
-      : original_(original), compact_(compact) {}
+  using Order = typename BodySpaceOperator<R>::ConeOrder;
+  OrderedCompactHessian(const QuadraticOperator& original, const BodySpaceOperator<R>& compact)
+      : original_(original), compact_(compact), cone_at_(original.size(), -1) {
+    const std::vector<int> offsets = cone_offsets(compact.cone_dimensions());
+    for (std::size_t k = 0; k + 1 < offsets.size(); ++k) cone_at_[offsets[k]] = static_cast<int>(k);
+  }
   int size() const override { return original_.size(); }
   void apply(const VecX& x, VecX& y) const override {
-    compact_.apply(x, bodies_);
-    compact_.apply_transpose(bodies_, y);
+    compact_.apply(x, bodies_, Order::operator_order);
+    compact_.apply_transpose(bodies_, y, Order::operator_order);
   }
   Mat3 diagonal_block(int offset, int dim) const override {
-    return original_.diagonal_block(offset, dim);
+    return original_.diagonal_block(compact_.problem_offset(cone_at_[offset]), dim);
   }
-  SparseMatrix assemble() const override { return original_.assemble(); }
-  const QuadraticFactor* factor() const override { return original_.factor(); }
+  // N in the operator's order (P N P^T); the CG in the cone variables does not assemble it.
+  SparseMatrix assemble() const override {
+    Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int> to_operator(size());
+    VecX index = VecX::LinSpaced(size(), 0, size() - 1), moved;
+    compact_.to_operator_order(index, moved);
+    for (int i = 0; i < size(); ++i) to_operator.indices()[static_cast<int>(moved[i])] = i;
+    const SparseMatrix n = original_.assemble();
+    return to_operator * n * to_operator.transpose();
+  }
 
  private:
   const QuadraticOperator& original_;
   const BodySpaceOperator<R>& compact_;
-  mutable VecX bodies_;  // F x (one thread calls)
+  std::vector<int> cone_at_;  // the cone (operator order) starting at an offset, else -1
+  mutable VecX bodies_;       // F x (one thread calls)
 };
 
-ConicQp with_hessian(const ConicQp& problem, const QuadraticOperator& hessian) {
-  ConicQp out = problem;
-  out.hessian = &hessian;
+// The problem's cone-variable form with the cones in the operator's order (N, C and the cone
+// dimensions; the Newton systems use nothing else).
+template <int R>
+ConicQp in_operator_order(const ConicQp& problem, const QuadraticOperator& ordered_hessian,
+                          const BodySpaceOperator<R>& compact) {
+  ConicQp out;
+  out.hessian = &ordered_hessian;
+  out.cone_dimensions = compact.cone_dimensions();
+  if (problem.compliance.size() > 0) compact.to_operator_order(problem.compliance, out.compliance);
   return out;
 }
 
@@ -206,11 +226,11 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
                              const InteriorPointOptions& options)
       : BodySpaceForm(problem, std::move(columns)),
         max_iterations_(options.max_krylov_iterations),
-        operator_(factor_.blocks(), dims_, block_, columns_),
-        compact_hessian_(*problem.hessian, operator_),
-        polish_problem_(with_hessian(problem, compact_hessian_)),
+        operator_(factor_.blocks(), dims_, block_, columns_, options.assemble_body_space),
+        ordered_hessian_(*problem.hessian, operator_),
+        ordered_problem_(in_operator_order(problem, ordered_hessian_, operator_)),
         polish_(make_conjugate_gradient_system(problem, options)),
-        fallback_(make_conjugate_gradient_system(polish_problem_, options)) {}
+        fallback_(make_conjugate_gradient_system(ordered_problem_, options)) {}
 
   bool set_scaling(const std::vector<Mat3>& scaling_squared) override {
     w_.resize(0);  // a new matrix: no warm start from the last one
@@ -236,8 +256,14 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
     iterations = 0;
     if (!rhs.allFinite()) return false;
     if (use_cone_variables_) {
-      if (!ready(*fallback_, fallback_ready_)) return false;
-      const bool ok = fallback_->solve(rhs, tolerance, dx, iterations, warm_start);
+      if (!fallback_ready_)
+        fallback_ready_ = fallback_->set_scaling(operator_.blocks_in_operator_order(scaling_));
+      if (!*fallback_ready_) return false;
+      VecX ordered_rhs, ordered_dx;
+      operator_.to_operator_order(rhs, ordered_rhs);
+      if (warm_start && dx.size() == rhs.size()) operator_.to_operator_order(dx, ordered_dx);
+      const bool ok = fallback_->solve(ordered_rhs, tolerance, ordered_dx, iterations, warm_start);
+      operator_.to_problem_order(ordered_dx, dx);
       reached_ = fallback_->reached_tolerance();
       return ok;
     }
@@ -284,7 +310,7 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
   // kCheckInterval iterations).
   bool conjugate_gradient(double tolerance, VecX& w, VecX& r, int& iterations) const {
     const int p = static_cast<int>(r.size());
-    VecX z, direction, kp, residual_cones;
+    VecX z, direction, kp;
     double rho = precondition(r, z);
     direction = z;
     double ratio = 0.0;  // |F^T r| / sqrt(rho) at the last evaluation
@@ -293,8 +319,7 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
       if (iterations >= max_iterations_) return true;
       const double estimate = ratio * std::sqrt(std::max(rho, 0.0));
       if (estimate <= kCheckMargin * tolerance || iterations - last_check >= kCheckInterval) {
-        operator_.apply_transpose(r, residual_cones);
-        const double norm = residual_cones.norm();
+        const double norm = std::sqrt(operator_.transpose_squared_norm(r));
         if (norm <= tolerance) return true;
         ratio = rho > 0.0 ? norm / std::sqrt(rho) : 0.0;
         last_check = iterations;
@@ -349,11 +374,11 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
   static constexpr int kCheckInterval = 8;
   int max_iterations_;
   BodySpaceOperator<R> operator_;
-  CompactHessian<R> compact_hessian_;
-  ConicQp polish_problem_;                             // the problem with N through operator_
-  std::vector<BodyBlock> body_preconditioner_;         // (I + sum_k F_bk D_k^-1 F_bk^T)^-1
-  std::unique_ptr<NewtonSystem> polish_;               // CG in the cone variables, the problem's N
-  std::unique_ptr<NewtonSystem> fallback_;             // CG in the cone variables, N by operator_
+  OrderedCompactHessian<R> ordered_hessian_;
+  ConicQp ordered_problem_;  // the cone variables in operator_'s order, N through operator_
+  std::vector<BodyBlock> body_preconditioner_;  // (I + sum_k F_bk D_k^-1 F_bk^T)^-1
+  std::unique_ptr<NewtonSystem> polish_;        // CG in the cone variables, the problem's N
+  std::unique_ptr<NewtonSystem> fallback_;      // CG in the cone variables, operator_'s order
   std::optional<bool> polish_ready_, fallback_ready_;  // set_scaling's result, once called
   bool reached_ = true;
   bool use_cone_variables_ = false;  // after a body-space solve that hit the cap

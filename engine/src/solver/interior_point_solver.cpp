@@ -289,6 +289,7 @@ SolverStats InteriorPointSolver::solve(const ConeProblem& problem, VecX& r) cons
   options.min_forcing = std::min(options.min_forcing, ipm_.max_forcing);
   options.step_fraction = ipm_.step_fraction;
   options.body_space = ipm_.body_space;
+  options.assemble_body_space = ipm_.assemble_body_space;
   options.warm_start_corrector = ipm_.warm_start_corrector;
 
   const int n = problem.size();

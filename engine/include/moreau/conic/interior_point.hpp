@@ -48,8 +48,9 @@
 //   (N_kk + C_k + W_k^2)^-1 (Kleinert Sec. 4.2), CHOLMOD on N + C + W^2 assembled;
 // - the body space, when N = F^T F is known (QuadraticFactor; contact problems,
 //   F = M^-1/2 H S) and body_space is set: the Woodbury form K = I + F D^-1 F^T
-//   (D = C + W^2), CG with the body-block preconditioner or CHOLMOD on K. Where a pile has
-//   several contacts per body, N is singular and the cone-space preconditioned matrix has
+//   (D = C + W^2), CG with the body-block preconditioner (K's products from its blocks,
+//   assembled per Newton step, unless assemble_body_space is false) or CHOLMOD on K. Where a pile
+//   has several contacts per body, N is singular and the cone-space preconditioned matrix has
 //   eigenvalues ~ W_k^2 / N_kk -> 0 on N's null space; K has no null space
 //   (body_space_system.cpp; experiments/pile_problems/README.md has the measurements).
 #include <functional>
@@ -88,6 +89,13 @@ struct InteriorPointOptions {
   // (QuadraticFactor, e.g. contact problems), both back-ends. False: in the cone variables
   // (the paper's IPM-MF as written).
   bool body_space = true;
+  // CG back-end in the body space: apply K = I + F D^-1 F^T from its blocks, assembled at each
+  // Newton step (one per body and per pair of bodies in contact), instead of from F's cone
+  // columns at every product: the same K, with about half the bytes per product
+  // (body_space_operator.hpp; measured 1.2-1.5x faster Krylov iterations,
+  // validation/benchmark/README.md). The contact-space Newton matrix is never formed either
+  // way. False: the matrix-free product.
+  bool assemble_body_space = true;
   // CG back-end: start the corrector's CG from the predictor's solution.
   bool warm_start_corrector = true;
   // Direct back-end with equality constraints: eliminate them by the dense Schur complement

@@ -43,6 +43,7 @@ struct InteriorPointSolverOptions {
   // The Newton system in the body space when the Delassus operator is a ContactSystem
   // (conic::InteriorPointOptions::body_space), for both back-ends.
   bool body_space = true;
+  bool assemble_body_space = true;   // conic::InteriorPointOptions::assemble_body_space
   bool warm_start_corrector = true;  // conic::InteriorPointOptions::warm_start_corrector
   // Stop on the paper's error(gamma, u) (kleinert_error) instead of the suite's merit, as
   // Kleinert et al. do: SolverOptions::tolerance applies to it, merit_history records it,
