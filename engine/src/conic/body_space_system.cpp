@@ -190,10 +190,14 @@ class OrderedCompactHessian final : public QuadraticOperator {
   }
   // N in the operator's order (P N P^T); the CG in the cone variables does not assemble it.
   SparseMatrix assemble() const override {
+    // Row problem_offset(k) + a of the problem goes to row offset_k + a of the operator's order.
     Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int> to_operator(size());
-    VecX index = VecX::LinSpaced(size(), 0, size() - 1), moved;
-    compact_.to_operator_order(index, moved);
-    for (int i = 0; i < size(); ++i) to_operator.indices()[static_cast<int>(moved[i])] = i;
+    const std::vector<int>& dims = compact_.cone_dimensions();
+    const std::vector<int> offsets = cone_offsets(dims);
+    for (std::size_t k = 0; k < dims.size(); ++k) {
+      for (int a = 0; a < dims[k]; ++a)
+        to_operator.indices()[compact_.problem_offset(static_cast<int>(k)) + a] = offsets[k] + a;
+    }
     const SparseMatrix n = original_.assemble();
     return to_operator * n * to_operator.transpose();
   }
