@@ -155,20 +155,24 @@ BOOST_AUTO_TEST_CASE(newton_system_forms_agree) {
         }
       }
       // The body space exists for piles of locked balls: there its CG needs a fraction of the
-      // cone variables' Krylov iterations (356 against 3,928 with every ball locked, 1,278
-      // against 5,682 with every other). The check also guards the body-space product itself:
-      // a wrong one is hidden from the solution by the polish in the cone variables, not from
-      // the count (a 10% error in one side's coefficient: 2,624). With no ball locked the body
-      // space takes more (9,129 against 1,445), a known weakness, not checked.
+      // cone variables' Krylov iterations (386 against 3,936 with every ball locked, 1,718
+      // against 5,476 with every other; stop 31). The check also guards the body-space product
+      // itself: a wrong one is hidden from the solution by the polish in the cone variables,
+      // not from the count (a 10% error in one side's coefficient: 2,624). With no ball locked
+      // the body space takes more (7,760 against 1,338: its capped solves are worse than zero
+      // there and the cone variables take over), a known weakness, not checked.
       if (locking != Locking::none) BOOST_TEST(2 * krylov[0] < krylov[1]);
       // The assembled and the matrix-free product are the same K up to rounding (their
-      // products agree to 1e-8 relative here): with every ball locked, the same CG to within a
-      // few iterations (a wrong block changes the count, as above). With rotating balls the
-      // counts differ by up to 30 % either way (1,513 / 1,157 every other locked, 7,278 /
-      // 9,328 none): there the late Newton steps' K spans many decades and the CG's path
-      // follows the rounding; the velocities are compared below.
-      if (locking == Locking::all)
-        BOOST_TEST(std::abs(krylov[4] - krylov[0]) <= 0.02 * krylov[0] + 2);
+      // products agree to 1e-8 relative here): with every ball locked, the same CG to within
+      // 15 %, while a wrong block changes the count severalfold (as above: 2,624). Measured:
+      // 386 against 349 (11 %); 364 against 371 before stop 31, when the CG evaluated its
+      // stopping test at every iteration near the tolerance; it now does so only where its
+      // estimate reaches it, so two products that differ by rounding stop at different
+      // evaluations and the Newton path follows. With rotating balls the counts differ by up
+      // to 30 % either way (1,718 / 1,328 every other locked, 7,760 / 9,111 none): there the
+      // late Newton steps' K spans many decades and the CG's path follows the rounding; the
+      // velocities are compared below.
+      if (locking == Locking::all) BOOST_TEST(std::abs(krylov[4] - krylov[0]) <= 0.15 * krylov[0]);
       const double scale = heap.problem.q.norm();
       for (std::size_t k = 1; k < velocities.size(); ++k) {
         BOOST_TEST((velocities[k] - velocities[0]).norm() <= 1e-6 * scale, "variant " << k);
