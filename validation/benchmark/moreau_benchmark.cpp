@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -177,9 +178,9 @@ struct ConeScene {
   moreau::ConeProblem problem;
 };
 
-std::unique_ptr<ConeScene> cone_scene(int spheres, int rows) {
+std::unique_ptr<ConeScene> cone_scene(moreau::World world, int rows) {
   auto scene = std::make_unique<ConeScene>();
-  scene->world = sphere_packing(spheres, kSeed);
+  scene->world = std::move(world);
   scene->contacts = moreau::detect_contacts(scene->world, moreau::CollisionOptions{});
   scene->system = std::make_unique<moreau::ContactSystem>(scene->world, scene->contacts, rows);
   const double dt = 1e-3;
@@ -194,6 +195,10 @@ std::unique_ptr<ConeScene> cone_scene(int spheres, int rows) {
   problem.mu = VecX::Constant(static_cast<Eigen::Index>(scene->contacts.size()), 0.5);
   problem.friction_model = moreau::FrictionModel::coulomb;
   return scene;
+}
+
+std::unique_ptr<ConeScene> cone_scene(int spheres, int rows) {
+  return cone_scene(sphere_packing(spheres, kSeed), rows);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -409,12 +414,15 @@ struct CollisionTiming {
   moreau::CollisionStats stats;  // of the best wall-time call
 };
 
-// Best wall time and best CPU time of `detect` over >= 3 calls and >= min_seconds.
+// Best wall time and best CPU time of `detect` over >= 3 calls and >= min_seconds; `prepare`,
+// where given, runs before each call, outside the timing.
 CollisionTiming best_collision_call(const std::function<void(moreau::CollisionStats&)>& detect,
-                                    double min_seconds) {
+                                    double min_seconds,
+                                    const std::function<void()>& prepare = nullptr) {
   CollisionTiming best;
   const auto start = Clock::now();
   for (int rep = 0; rep < 3 || seconds_since(start) < min_seconds; ++rep) {
+    if (prepare) prepare();
     moreau::CollisionStats stats;
     const double cpu0 = process_cpu_clock();
     const auto t0 = Clock::now();
@@ -429,8 +437,24 @@ CollisionTiming best_collision_call(const std::function<void(moreau::CollisionSt
   return best;
 }
 
-// detect_contacts (fresh arrays and output at every call) and a CollisionDetector reused with
-// one output vector, as a stepper calls it every step.
+json timing_json(const CollisionTiming& timing, double n, double c) {
+  return {{"broad_phase_seconds", timing.stats.broad_phase_seconds},
+          {"narrow_phase_seconds", timing.stats.narrow_phase_seconds},
+          {"total_seconds", timing.wall},
+          {"cpu_seconds", timing.cpu},
+          {"cpu_ns_per_sphere", 1e9 * timing.cpu / n},
+          {"cpu_ns_per_contact", 1e9 * timing.cpu / c}};
+}
+
+// detect_contacts (fresh arrays and output at every call), a CollisionDetector reused with one
+// output vector and the same input at every call, and the reused detector on the packing moved
+// before each call by a random offset of up to one grid cell per axis. Called again and again
+// on one input, the sweep's branches (run lengths, hits) repeat exactly, and at 1e3 spheres the
+// branch predictor learns them (a third of the sweep's time); a stepper's input moves between
+// calls and the solver's work comes in between. The moved packing has the same contacts, but
+// its bodies fall into different cells at every call. `after_solve`: the reused detector on the
+// unmoved packing with 20 PGS iterations on its frictional cone problem before each call, as
+// in a time step, whose solver's branches and memory traffic come between two detections.
 json time_collision(const moreau::World& world, int threads, double min_seconds) {
   omp_set_num_threads(threads);
   const moreau::CollisionOptions options;
@@ -445,13 +469,49 @@ json time_collision(const moreau::World& world, int threads, double min_seconds)
   const CollisionTiming reused = best_collision_call(
       [&](moreau::CollisionStats& stats) { detector.detect(world, options, contacts, &stats); },
       min_seconds);
+  moreau::World moving = world;
+  std::mt19937 rng(kSeed + 2);
+  double largest_radius = 0.0;
+  for (const moreau::RigidBody& body : world.bodies)
+    largest_radius = std::max(largest_radius, moreau::bounding_radius(body.shape.geometry));
+  std::uniform_real_distribution<double> offset(0.0, 2.0 * largest_radius + options.margin);
+  const CollisionTiming moved = best_collision_call(
+      [&](moreau::CollisionStats& stats) { detector.detect(moving, options, contacts, &stats); },
+      min_seconds,
+      [&] {
+        const moreau::Vec3 shift(offset(rng), offset(rng), offset(rng));
+        for (std::size_t i = 0; i < world.bodies.size(); ++i)
+          moving.bodies[i].position = world.bodies[i].position + shift;
+      });
+  const std::unique_ptr<ConeScene> scene = cone_scene(world, 3);
+  moreau::AnySolverOptions pgs_options = moreau::default_solver_options("pgs");
+  std::visit(
+      [](auto& o) {
+        o.tolerance = 0.0;
+        o.max_iterations = 20;
+        o.record_history = false;
+      },
+      pgs_options);
+  const std::unique_ptr<moreau::ContactSolver> pgs = moreau::make_solver("pgs", pgs_options);
+  const CollisionTiming after_solve = best_collision_call(
+      [&](moreau::CollisionStats& stats) { detector.detect(world, options, contacts, &stats); },
+      min_seconds,
+      [&] {
+        VecX r = VecX::Zero(scene->problem.size());
+        pgs->solve(scene->problem, r);
+      });
+  if (moved.stats.contacts != reused.stats.contacts)
+    throw std::runtime_error("collision benchmark: the moved packing has " +
+                             std::to_string(moved.stats.contacts) + " contacts, the packing " +
+                             std::to_string(reused.stats.contacts));
   const double n = static_cast<double>(world.bodies.size());
   const double c = static_cast<double>(fresh.stats.contacts);
-  std::printf("  %9.0f %9ld %7.3f %9.3f %9.3f %9.3f %9.3f %9.1f %9.3f %9.1f %8.1f %3d\n", n,
-              fresh.stats.contacts, c / n, 1e3 * fresh.stats.broad_phase_seconds,
-              1e3 * fresh.stats.narrow_phase_seconds, 1e3 * fresh.wall, 1e3 * fresh.cpu,
-              1e9 * fresh.cpu / n, 1e3 * reused.cpu, 1e9 * reused.cpu / n, 1e9 * reused.cpu / c,
-              threads);
+  std::printf(
+      "  %9.0f %9ld %7.3f %9.3f %9.3f %9.3f %9.3f %9.1f %9.3f %9.1f %8.1f %9.1f %9.1f %3d\n", n,
+      fresh.stats.contacts, c / n, 1e3 * fresh.stats.broad_phase_seconds,
+      1e3 * fresh.stats.narrow_phase_seconds, 1e3 * fresh.wall, 1e3 * fresh.cpu,
+      1e9 * fresh.cpu / n, 1e3 * reused.cpu, 1e9 * reused.cpu / n, 1e9 * reused.cpu / c,
+      1e9 * moved.cpu / n, 1e9 * after_solve.cpu / n, threads);
   return {{"spheres", world.bodies.size()},
           {"threads", threads},
           {"contacts", fresh.stats.contacts},
@@ -464,25 +524,21 @@ json time_collision(const moreau::World& world, int threads, double min_seconds)
           {"ns_per_sphere", 1e9 * fresh.wall / n},
           {"cpu_ns_per_sphere", 1e9 * fresh.cpu / n},
           {"cpu_ns_per_contact", 1e9 * fresh.cpu / c},
-          {"reused",
-           {{"broad_phase_seconds", reused.stats.broad_phase_seconds},
-            {"narrow_phase_seconds", reused.stats.narrow_phase_seconds},
-            {"total_seconds", reused.wall},
-            {"cpu_seconds", reused.cpu},
-            {"cpu_ns_per_sphere", 1e9 * reused.cpu / n},
-            {"cpu_ns_per_contact", 1e9 * reused.cpu / c}}}};
+          {"reused", timing_json(reused, n, c)},
+          {"moved", timing_json(moved, n, c)},
+          {"after_solve", timing_json(after_solve, n, c)}};
 }
 
 // Least-squares exponent of one time field against N (or against the contact count) over the
 // rows of one thread count, from the first size and from the second.
 void fit_rows(const json& rows, int threads, const std::string& name, const char* field,
-              bool reused, bool per_contact, json& out) {
+              const char* mode, bool per_contact, json& out) {
   const std::string key = std::to_string(threads);
   std::vector<double> n_all, t_all;
   for (const json& row : rows)
     if (row["threads"] == threads) {
       n_all.push_back(per_contact ? row["contacts"].get<double>() : row["spheres"].get<double>());
-      t_all.push_back((reused ? row["reused"][field] : row[field]).get<double>());
+      t_all.push_back((mode ? row[mode][field] : row[field]).get<double>());
     }
   out["fitted_exponent_" + name][key] = fitted_exponent(n_all, t_all);
   // N >= 1e4: the smallest size is the most sensitive to fixed costs.
@@ -500,12 +556,15 @@ void fit_rows(const json& rows, int threads, const std::string& name, const char
 json collision_fits(const Settings& settings, const json& rows) {
   json out;
   for (const int threads : settings.threads) {
-    fit_rows(rows, threads, "wall", "total_seconds", false, false, out);
-    fit_rows(rows, threads, "cpu", "cpu_seconds", false, false, out);
-    fit_rows(rows, threads, "cpu_vs_contacts", "cpu_seconds", false, true, out);
-    fit_rows(rows, threads, "wall_reused", "total_seconds", true, false, out);
-    fit_rows(rows, threads, "cpu_reused", "cpu_seconds", true, false, out);
-    fit_rows(rows, threads, "cpu_reused_vs_contacts", "cpu_seconds", true, true, out);
+    fit_rows(rows, threads, "wall", "total_seconds", nullptr, false, out);
+    fit_rows(rows, threads, "cpu", "cpu_seconds", nullptr, false, out);
+    fit_rows(rows, threads, "cpu_vs_contacts", "cpu_seconds", nullptr, true, out);
+    for (const char* mode : {"reused", "moved", "after_solve"}) {
+      const std::string m = mode;
+      fit_rows(rows, threads, "wall_" + m, "total_seconds", mode, false, out);
+      fit_rows(rows, threads, "cpu_" + m, "cpu_seconds", mode, false, out);
+      fit_rows(rows, threads, "cpu_" + m + "_vs_contacts", "cpu_seconds", mode, true, out);
+    }
   }
   for (const json& a : rows)
     for (const json& b : rows)
@@ -531,9 +590,9 @@ json bench_collision(const Settings& settings) {
   for (const bool shuffle : {false, true}) {
     const std::string order = shuffle ? "shuffled" : "lattice";
     std::printf("\nbody indices in %s order\n", order.c_str());
-    std::printf("  %9s %9s %7s %9s %9s %9s %9s %9s %9s %9s %8s %3s\n", "spheres", "contacts",
-                "c/sphere", "broad ms", "narrow ms", "wall ms", "CPU ms", "CPU ns/s", "reuse CPU",
-                "ns/sphere", "ns/cont", "thr");
+    std::printf("  %9s %9s %7s %9s %9s %9s %9s %9s %9s %9s %8s %9s %9s %3s\n", "spheres",
+                "contacts", "c/sphere", "broad ms", "narrow ms", "wall ms", "CPU ms", "CPU ns/s",
+                "reuse CPU", "ns/sphere", "ns/cont", "moved", "aft.solve", "thr");
     json rows = json::array();
     for (const int n : sizes) {
       const moreau::World world =
@@ -797,7 +856,7 @@ int usage(const char* program, int code) {
   std::fprintf(
       code == 0 ? stdout : stderr,
       "usage: %s [--quick] [--only SECTION] [--threads LIST] [--json FILE]\n"
-      "  --quick      smaller sweep (collision up to 1e5 spheres, fewer repetitions)\n"
+      "  --quick      smaller sweeps and fewer repetitions (collision: 1e3 to 1e6 spheres either way)\n"
       "  --only SECTION  one of bandwidth, delassus, collision, solvers, ipm, dem_pyramid\n"
       "  --threads LIST  comma-separated thread counts (default 1,2; the speed-ups compare\n"
       "               the first with the last)\n"

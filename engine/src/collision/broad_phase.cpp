@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <limits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "collision_buffers.hpp"
@@ -39,27 +40,32 @@ constexpr int kParallelBodies = 4096;
 // stays off the grid: the cell is sized for the grains, not for one blade or wall.
 constexpr double kLargeBodyFactor = 4.0;
 
-double largest_dynamic_radius(const std::vector<double>& radius, const std::vector<char>& dynamic) {
+double largest_dynamic_radius(const std::vector<Bound>& bound, const std::vector<char>& dynamic) {
   double largest = 0.0;
-  for (std::size_t i = 0; i < radius.size(); ++i)
-    if (dynamic[i] && std::isfinite(radius[i])) largest = std::max(largest, radius[i]);
+  for (std::size_t i = 0; i < bound.size(); ++i)
+    if (dynamic[i] && std::isfinite(bound[i].radius)) largest = std::max(largest, bound[i].radius);
   // Without dynamic bounded bodies no body is large: the grid then holds every bounded one.
   return largest > 0.0 ? largest : std::numeric_limits<double>::infinity();
 }
 
-// Shape centre, bounding radius (infinite for a half-space) and motion of every body.
+// Bounding sphere, motion and sphere shape of every body.
 void body_bounds(const World& world, bool parallel, BroadPhaseBuffers& buffers) {
   const int n = static_cast<int>(world.bodies.size());
-  buffers.centre.resize(n);
-  buffers.radius.resize(n);
+  buffers.bound.resize(n);
   buffers.dynamic.resize(n);
-#pragma omp parallel for schedule(static) if (parallel)
+  buffers.sphere.resize(n);
+  int others = 0;
+#pragma omp parallel for schedule(static) reduction(+ : others) if (parallel)
   for (int i = 0; i < n; ++i) {
     const RigidBody& b = world.bodies[i];
-    buffers.centre[i] = b.position + b.orientation * b.shape.offset;
-    buffers.radius[i] = bounding_radius(b.shape.geometry);
+    const Mat3 rotation = b.orientation.toRotationMatrix();
+    buffers.bound[i] =
+        Bound{b.position + rotation * b.shape.offset, bounding_radius(b.shape.geometry)};
     buffers.dynamic[i] = b.is_dynamic();
+    buffers.sphere[i] = std::holds_alternative<Sphere>(b.shape.geometry);
+    others += buffers.sphere[i] ? 0 : 1;
   }
+  buffers.all_spheres = others == 0;
 }
 
 // Relative slack of the half-space test below, about a thousand units in the last place of the
@@ -72,14 +78,14 @@ constexpr double kPlaneSlack = 1e-13;
 // are dropped here rather than by the narrow phase, which saves the DEM and the detector one
 // pair per body and wall.
 bool near_plane(const BroadPhaseBuffers& buffers, int plane, int body, double margin) {
-  if (!std::isfinite(buffers.radius[body])) return true;
+  if (!std::isfinite(buffers.bound[body].radius)) return true;
   const auto slot = std::lower_bound(buffers.unbounded.begin(), buffers.unbounded.end(), plane);
   const Vec3& m = buffers.plane_normal[slot - buffers.unbounded.begin()];
   if (m.isZero()) return true;
-  const Vec3& p = buffers.centre[plane];
-  const Vec3& c = buffers.centre[body];
+  const Vec3& p = buffers.bound[plane].centre;
+  const Vec3& c = buffers.bound[body].centre;
   const double height = m.dot(c - p);
-  const double reach = buffers.radius[body] + margin;
+  const double reach = buffers.bound[body].radius + margin;
   const double scale = p.cwiseAbs().maxCoeff() + c.cwiseAbs().maxCoeff() + reach;
   return height <= reach + kPlaneSlack * scale;
 }
@@ -182,13 +188,42 @@ void sort_into_cells(const KeyLayout& layout, bool parallel, KeyBuffers<Key>& ke
     }
   }
   cell_start.push_back(bounded);
-  std::vector<Ball>& sorted = buffers.sorted;
-  sorted.resize(bounded);
+  SortedBalls& sorted = buffers.sorted;
+  for (std::vector<double>* v : {&sorted.x, &sorted.y, &sorted.z, &sorted.radius})
+    v->resize(bounded);
+  sorted.body.resize(bounded);
+  sorted.dynamic.resize(bounded);
 #pragma omp parallel for schedule(static) if (parallel)
   for (int k = 0; k < bounded; ++k) {
     const int b = items[k].body;
-    sorted[k] = Ball{buffers.centre[b], buffers.radius[b], b, buffers.dynamic[b] != 0};
+    const Bound& bound = buffers.bound[b];
+    sorted.x[k] = bound.centre.x();
+    sorted.y[k] = bound.centre.y();
+    sorted.z[k] = bound.centre.z();
+    sorted.radius[k] = bound.radius;
+    sorted.body[k] = b;
+    sorted.dynamic[k] = buffers.dynamic[b];
   }
+}
+
+// The balls j in [from, to) whose bounding spheres (grown by the margin) meet ball i's, into
+// `hits`; returns their count. Every j is written and only a hit advances the count: about one
+// test in ten hits, at no pattern a branch predictor could learn, and a branch per test would
+// cost a misprediction per hit.
+int bounding_hits(const SortedBalls& s, int i, int from, int to, double margin, int* hits) {
+  const double xi = s.x[i], yi = s.y[i], zi = s.z[i], ri = s.radius[i];
+  const double* x = s.x.data();
+  const double* y = s.y.data();
+  const double* z = s.z.data();
+  const double* r = s.radius.data();
+  int count = 0;
+  for (int j = from; j < to; ++j) {
+    const double dx = xi - x[j], dy = yi - y[j], dz = zi - z[j];
+    const double limit = ri + r[j] + margin;
+    hits[count] = j;
+    count += dx * dx + dy * dy + dz * dz <= limit * limit;
+  }
+  return count;
 }
 
 // Candidate pairs of the gridded bodies, found by the sweep over the sorted cells; each
@@ -199,7 +234,7 @@ void grid_pairs(const KeyLayout& layout, bool planar, double margin, bool parall
   sort_into_cells(layout, parallel, keys, buffers);
   const std::vector<Key>& cells = keys.cells;
   const std::vector<int>& cell_start = buffers.cell_start;
-  const std::vector<Ball>& sorted = buffers.sorted;
+  const SortedBalls& sorted = buffers.sorted;
   const int cell_count = static_cast<int>(cells.size());
 
   // Half stencil: the cell itself (pairs inside it), the cells after it in its own row, and
@@ -212,17 +247,10 @@ void grid_pairs(const KeyLayout& layout, bool planar, double margin, bool parall
         rows.push_back(layout.offset<Key>(dz, dy, 0));
   const Key reach_key = static_cast<Key>(reach);
 
-  auto test = [&](int i, int j, std::vector<std::pair<int, int>>& out) {
-    const Ball& p = sorted[i];
-    const Ball& q = sorted[j];
-    const double limit = p.radius + q.radius + margin;
-    if ((p.centre - q.centre).squaredNorm() <= limit * limit && (p.dynamic || q.dynamic))
-      out.emplace_back(std::min(p.body, q.body), std::max(p.body, q.body));
-  };
-
   const int threads = parallel ? omp_get_max_threads() : 1;
   std::vector<std::vector<std::pair<int, int>>>& found = buffers.found;
   if (static_cast<int>(found.size()) < threads) found.resize(threads);
+  if (static_cast<int>(buffers.hits.size()) < threads) buffers.hits.resize(threads);
   for (auto& block : found) block.clear();
 #pragma omp parallel num_threads(threads)
   {
@@ -231,8 +259,19 @@ void grid_pairs(const KeyLayout& layout, bool planar, double margin, bool parall
     const int first = static_cast<int>(static_cast<long long>(cell_count) * t / count);
     const int last = static_cast<int>(static_cast<long long>(cell_count) * (t + 1) / count);
     std::vector<std::pair<int, int>>& out = found[t];
+    std::vector<int>& hits = buffers.hits[t];
     // Room for a few partners per body up front (untouched capacity costs nothing).
     out.reserve(4 * static_cast<std::size_t>(cell_start[last] - cell_start[first]));
+    auto emit_hits = [&](int i, int from, int to) {
+      if (static_cast<int>(hits.size()) < to - from) hits.resize(to - from);
+      const int found_here = bounding_hits(sorted, i, from, to, margin, hits.data());
+      for (int h = 0; h < found_here; ++h) {
+        const int j = hits[h];
+        if (sorted.dynamic[i] || sorted.dynamic[j])
+          out.emplace_back(std::min(sorted.body[i], sorted.body[j]),
+                           std::max(sorted.body[i], sorted.body[j]));
+      }
+    };
     // Run pointers into `cells` for each row: [lo, hi) covers x in [cx - reach, cx + reach]
     // of row (cz + dz, cy + dy). Both only move forward while the sweep advances.
     std::vector<int> lo(rows.size()), hi(rows.size());
@@ -245,20 +284,17 @@ void grid_pairs(const KeyLayout& layout, bool planar, double margin, bool parall
       const Key here = cells[c];
       const int begin = cell_start[c];
       const int end = cell_start[c + 1];
-      // Own cell and the rest of its row, x in (cx, cx + reach].
-      for (int i = begin; i < end; ++i)
-        for (int j = i + 1; j < end; ++j) test(i, j, out);
-      for (int d = c + 1; d < cell_count && cells[d] <= here + reach_key; ++d)
-        for (int i = begin; i < end; ++i)
-          for (int j = cell_start[d]; j < cell_start[d + 1]; ++j) test(i, j, out);
+      // The own cell and the rest of its row, x in (cx, cx + reach], are one run.
+      int row_end = c + 1;
+      while (row_end < cell_count && cells[row_end] <= here + reach_key) ++row_end;
+      for (int i = begin; i < end; ++i) emit_hits(i, i + 1, cell_start[row_end]);
       for (std::size_t r = 0; r < rows.size(); ++r) {
         const Key from = here + rows[r] - reach_key;
         const Key to = here + rows[r] + reach_key;
         while (lo[r] < cell_count && cells[lo[r]] < from) ++lo[r];
         hi[r] = std::max(hi[r], lo[r]);
         while (hi[r] < cell_count && cells[hi[r]] <= to) ++hi[r];
-        for (int i = begin; i < end; ++i)
-          for (int j = cell_start[lo[r]]; j < cell_start[hi[r]]; ++j) test(i, j, out);
+        for (int i = begin; i < end; ++i) emit_hits(i, cell_start[lo[r]], cell_start[hi[r]]);
       }
     }
   }
@@ -284,16 +320,15 @@ void canonical_pairs(double margin, bool parallel, BroadPhaseBuffers& buffers) {
       for (const auto& [a, b] : block) grid_partner[fill[a]++] = b;
   }
 
-  const std::vector<Vec3>& centre = buffers.centre;
-  const std::vector<double>& radius = buffers.radius;
+  const std::vector<Bound>& bound = buffers.bound;
   const std::vector<char>& dynamic = buffers.dynamic;
   // The same bounding-sphere test as the grid's; for a half-space, the bounding sphere of the
   // other body against its plane.
   auto close = [&](int a, int b) {
-    if (!std::isfinite(radius[a])) return near_plane(buffers, a, b, margin);
-    if (!std::isfinite(radius[b])) return near_plane(buffers, b, a, margin);
-    const double limit = radius[a] + radius[b] + margin;
-    return (centre[a] - centre[b]).squaredNorm() <= limit * limit;
+    if (!std::isfinite(bound[a].radius)) return near_plane(buffers, a, b, margin);
+    if (!std::isfinite(bound[b].radius)) return near_plane(buffers, b, a, margin);
+    const double limit = bound[a].radius + bound[b].radius + margin;
+    return (bound[a].centre - bound[b].centre).squaredNorm() <= limit * limit;
   };
   auto unbounded_partners = [&](int a, auto&& emit) {
     if (gridded[a]) {
@@ -343,11 +378,11 @@ void broad_phase_pairs(const World& world, const CollisionOptions& options,
   const bool parallel = n >= kParallelBodies;
 
   body_bounds(world, parallel, buffers);
-  const std::vector<double>& radius = buffers.radius;
+  const std::vector<Bound>& bound = buffers.bound;
   // Bodies kept off the grid (ascending index): unbounded shapes (half-spaces) and large
   // non-dynamic bodies (a blade, a wall box among grains), which would otherwise set the cell
   // size for every grain; both are tested against every body instead.
-  const double large = kLargeBodyFactor * largest_dynamic_radius(radius, buffers.dynamic);
+  const double large = kLargeBodyFactor * largest_dynamic_radius(bound, buffers.dynamic);
   std::vector<int>& unbounded = buffers.unbounded;
   std::vector<int>& item_body = buffers.item_body;
   std::vector<char>& gridded = buffers.gridded;
@@ -357,9 +392,10 @@ void broad_phase_pairs(const World& world, const CollisionOptions& options,
   gridded.resize(n);
   double max_radius = 0.0;
   for (int i = 0; i < n; ++i) {
-    gridded[i] = std::isfinite(radius[i]) && (buffers.dynamic[i] != 0 || !(radius[i] > large));
+    const double radius = bound[i].radius;
+    gridded[i] = std::isfinite(radius) && (buffers.dynamic[i] != 0 || !(radius > large));
     if (gridded[i]) {
-      max_radius = std::max(max_radius, radius[i]);
+      max_radius = std::max(max_radius, radius);
       item_body.push_back(i);
     } else {
       unbounded.push_back(i);
@@ -385,7 +421,7 @@ void broad_phase_pairs(const World& world, const CollisionOptions& options,
   item_cell.resize(bounded);
 #pragma omp parallel for schedule(static) if (parallel)
   for (int k = 0; k < bounded; ++k) {
-    const Vec3& c = buffers.centre[item_body[k]];
+    const Vec3& c = bound[item_body[k]].centre;
     item_cell[k] = {planar ? 0 : cell_coordinate(c.z(), inverse_cell),
                     cell_coordinate(c.y(), inverse_cell), cell_coordinate(c.x(), inverse_cell)};
   }

@@ -20,12 +20,12 @@ struct Keyed {
   int body;
 };
 
-// Copy of what the pair test needs, stored in cell order so that neighbour runs are contiguous.
-struct Ball {
-  Vec3 centre;
-  double radius;
-  int body;
-  bool dynamic;
+// Copy of what the pair test needs, in cell order so that neighbour runs are contiguous, one
+// array per coordinate so that the test over a run reads each as a stream.
+struct SortedBalls {
+  std::vector<double> x, y, z, radius;
+  std::vector<int> body;
+  std::vector<char> dynamic;
 };
 
 // The arrays of the sweep that depend on the key type.
@@ -35,11 +35,21 @@ struct KeyBuffers {
   std::vector<Key> cells;                  // occupied cells in sweep order
 };
 
+// A body's bounding sphere: its shape centre and bounding radius (infinite for a half-space).
+struct Bound {
+  Vec3 centre;
+  double radius;
+};
+
 struct BroadPhaseBuffers {
-  // Per body: shape centre, bounding radius (infinite for a half-space), motion, on the grid.
-  std::vector<Vec3> centre;
-  std::vector<double> radius;
+  // Per body: bounding sphere, motion, sphere shape, on the grid. The centre is the one the
+  // narrow phase's shape pose computes (rotation matrix, then offset), bit for bit, so that the
+  // narrow phase takes a sphere pair's centres and radii from here: 32 bytes per body read in
+  // one pass over the body records, where every record spans several cache lines.
+  std::vector<Bound> bound;
   std::vector<char> dynamic;
+  std::vector<char> sphere;
+  bool all_spheres = false;
   std::vector<char> gridded;
   // Bodies kept off the grid (ascending) and, aligned with them, half-space normals (zero
   // for other shapes).
@@ -49,21 +59,16 @@ struct BroadPhaseBuffers {
   std::vector<Cell> item_cell;
   KeyBuffers<std::uint64_t> keys;
   std::vector<int> cell_start;
-  std::vector<Ball> sorted;
+  SortedBalls sorted;
   std::vector<std::vector<std::pair<int, int>>> found;  // per thread
+  std::vector<std::vector<int>> hits;                   // per thread, one run's hits
   std::vector<int> grid_start, grid_partner, fill;
   std::vector<long long> pair_start;
   std::vector<std::pair<int, int>> pairs;  // the result
 };
 
-struct SphereEntry {
-  Vec3 centre;
-  double radius;  // -1 for a body that is not a sphere
-};
-
 struct DetectorBuffers {
   BroadPhaseBuffers broad;
-  std::vector<SphereEntry> spheres;
   std::vector<std::vector<Contact>> found;  // per thread but the first, which is the output
 };
 

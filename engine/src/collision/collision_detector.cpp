@@ -24,43 +24,12 @@ constexpr long kParallelPairs = 2048;
 // data; fetching it a few pairs ahead overlaps those cache misses.
 constexpr long kPrefetchDistance = 8;
 
-// Below this many bodies the sphere table is filled on one thread.
-constexpr int kParallelBodies = 4096;
-
 void prefetch_body(const World& world, int index) {
   const RigidBody& body = world.bodies[index];
   __builtin_prefetch(&body.position);
   __builtin_prefetch(&body.orientation);
   __builtin_prefetch(&body.shape.offset);
   __builtin_prefetch(&body.shape.geometry);
-}
-
-using collision_detail::SphereEntry;
-
-// Shape centre and radius of every body (radius -1 for a body that is not a sphere); true when
-// all are spheres. Sphere pairs, most pairs of a granular world, are evaluated from these 32
-// bytes per body rather than from the body records (several cache lines each, scattered across
-// the body array), which keeps the narrow phase's memory traffic per pair the same from a
-// thousand bodies to millions.
-bool sphere_table(const World& world, std::vector<SphereEntry>& entries) {
-  const int n = static_cast<int>(world.bodies.size());
-  entries.resize(n);
-  int others = 0;
-#pragma omp parallel for schedule(static) reduction(+ : others) if (n >= kParallelBodies)
-  for (int i = 0; i < n; ++i) {
-    const RigidBody& body = world.bodies[i];
-    const Sphere* sphere = std::get_if<Sphere>(&body.shape.geometry);
-    if (sphere == nullptr) {
-      entries[i] = SphereEntry{body.position, -1.0};
-      ++others;
-      continue;
-    }
-    // The centre exactly as the narrow phase's shape pose computes it (rotation matrix, then
-    // offset), so that both paths give bit-identical contacts.
-    const Mat3 rotation = body.orientation.toRotationMatrix();
-    entries[i] = SphereEntry{body.position + rotation * body.shape.offset, sphere->radius};
-  }
-  return others == 0;
 }
 
 std::string text(double value) {
@@ -111,8 +80,13 @@ void CollisionDetector::detect(const World& world, const CollisionOptions& optio
 
   const auto narrow_start = std::chrono::steady_clock::now();
   const long pair_count = static_cast<long>(pairs.size());
-  const std::vector<SphereEntry>& spheres = buffers_->spheres;
-  const bool all_spheres = sphere_table(world, buffers_->spheres);
+  // Sphere pairs, most pairs of a granular world, are evaluated from the broad phase's 32-byte
+  // bounding spheres rather than from the body records (several cache lines each, scattered
+  // across the body array), which keeps the narrow phase's memory traffic per pair the same
+  // from a thousand bodies to millions.
+  const std::vector<collision_detail::Bound>& bound = buffers_->broad.bound;
+  const std::vector<char>& sphere = buffers_->broad.sphere;
+  const bool all_spheres = buffers_->broad.all_spheres;
   // Each thread takes one contiguous range of the pair list and appends its contacts to its
   // own buffer; the buffers in thread order are the contact list in pair order, for any
   // thread count. The first buffer is the output (reserved for one contact per pair:
@@ -140,15 +114,13 @@ void CollisionDetector::detect(const World& world, const CollisionOptions& optio
       for (long p = first; p < last; ++p) {
         if (p + kPrefetchDistance < last) {
           const int ahead = pairs[p + kPrefetchDistance].second;
-          __builtin_prefetch(&spheres[ahead]);
+          __builtin_prefetch(&bound[ahead]);
           if (!all_spheres) prefetch_body(world, ahead);
         }
         const auto [a, b] = pairs[p];
-        const SphereEntry& sa = spheres[a];
-        const SphereEntry& sb = spheres[b];
-        if (sa.radius >= 0.0 && sb.radius >= 0.0) {
-          sphere_sphere_contact(a, sa.centre, sa.radius, b, sb.centre, sb.radius, options.margin,
-                                world.dimension, out);
+        if (sphere[a] && sphere[b]) {
+          sphere_sphere_contact(a, bound[a].centre, bound[a].radius, b, bound[b].centre,
+                                bound[b].radius, options.margin, world.dimension, out);
         } else {
           narrow_phase(world, a, b, options.margin, out);
         }
