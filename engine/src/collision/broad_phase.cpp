@@ -69,8 +69,9 @@ void body_bounds(const World& world, bool parallel, BroadPhaseBuffers& buffers) 
 }
 
 // Relative slack of the half-space test below, about a thousand units in the last place of the
-// coordinates: the narrow phase computes the same height with a rotation matrix instead of the
-// quaternion, which differs in the last bits, and must never find a contact the test dropped.
+// coordinates: the narrow phase rotates the plane's normal with a rotation matrix instead of the
+// quaternion used here and computes the height in another order, which differs in the last
+// bits, and must never find a contact the test dropped.
 constexpr double kPlaneSlack = 1e-13;
 
 // A body whose bounding sphere lies beyond the margin above a half-space's surface has no
