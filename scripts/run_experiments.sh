@@ -15,6 +15,8 @@ status=0
 # Every registered experiment run: quick ones always, published-scale ones with the option.
 exclude=()
 if [ "$scale" != all ]; then exclude=(-LE long); fi
-(cd "$here/build" && ctest -L experiment "${exclude[@]}" --output-on-failure) || status=$?
+# --parallel: the one-thread runs share the cores; a run with more threads occupies as many
+# (PROCESSORS, experiments/CMakeLists.txt), and the longest start first (COST).
+(cd "$here/build" && ctest -L experiment "${exclude[@]}" --output-on-failure --parallel "$(nproc)") || status=$?
 /usr/bin/python3 "$here/scripts/make_report.py" "$here/build/experiment-output" "$here/report"
 exit $status
