@@ -12,6 +12,7 @@
 #include <limits>
 #include <map>
 #include <numbers>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -633,6 +634,19 @@ int main(int argc, char** argv) {
     if (const char* n = std::getenv("MOREAU_COLUMN_DROP_PARTICLES")) particles = std::atol(n);
     if (particles < 16) throw InputError("MOREAU_COLUMN_DROP_PARTICLES must be at least 16");
     const char* only = std::getenv("MOREAU_COLUMN_DROP_FAMILY");
+    // MOREAU_COLUMN_DROP_FRICTION=0.5|0 runs one of the two releases: both start from the same
+    // settled column, so they can run as two processes and their checkpoints be merged.
+    std::optional<double> only_mu;
+    if (const char* f = std::getenv("MOREAU_COLUMN_DROP_FRICTION")) {
+      const std::string value = f;
+      if (value == "0.5") {
+        only_mu = 0.5;
+      } else if (value == "0") {
+        only_mu = 0.0;
+      } else {
+        throw InputError("MOREAU_COLUMN_DROP_FRICTION: expected 0.5 or 0, got '" + value + "'");
+      }
+    }
     const Setup setup = make_setup(particles, shapes);
     const double margin = kMarginFactor * kStepMotion * kDiameter;
     results.measure("particles per family", particles, "");
@@ -656,6 +670,7 @@ int main(int argc, char** argv) {
       std::cerr << "column_drop: " << name(family) << " settled in " << settled.steps << " steps ("
                 << settled.seconds << " s), H0/L0 = " << aspect << "\n";
       for (double mu : {0.5, 0.0}) {
+        if (only_mu && mu != *only_mu) continue;
         const long steps = mu > 0 ? setup.steps_friction : setup.steps_frictionless;
         const std::string piece = std::string(name(family)) + (mu > 0 ? "_mu0.5" : "_mu0");
         runs.push_back(
