@@ -634,6 +634,11 @@ int main(int argc, char** argv) {
     if (const char* n = std::getenv("MOREAU_COLUMN_DROP_PARTICLES")) particles = std::atol(n);
     if (particles < 16) throw InputError("MOREAU_COLUMN_DROP_PARTICLES must be at least 16");
     const char* only = std::getenv("MOREAU_COLUMN_DROP_FAMILY");
+    if (only != nullptr && std::string(only) != name(Family::disk) &&
+        std::string(only) != name(Family::angular) && std::string(only) != name(Family::non_convex))
+      throw InputError(
+          std::string("MOREAU_COLUMN_DROP_FAMILY: expected disk, angular or non_convex, got '") +
+          only + "'");
     // MOREAU_COLUMN_DROP_FRICTION=0.5|0 runs one of the two releases: both start from the same
     // settled column, so they can run as two processes and their checkpoints be merged.
     std::optional<double> only_mu;
