@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "moreau/conic/interior_point.hpp"
 #include "trench_scene.hpp"
 
 namespace blade_trench {
@@ -22,8 +23,10 @@ struct TrenchConfig {
   // s; SHAKE + ipm at tolerance 1e-5 with h = 1e-3 s: the time step's share of the IPM's
   // difference from the DEM (the paper runs the IPM at 1e-2 s only)
   double ipm_fine_duration = 0.0;
-  double steady_start = 0.0;         // s: the steady part is [steady_start, end of the run]
-  long checkpoint_every = 0;         // windows of 10 ms between checkpoints (0: none)
+  double steady_start = 0.0;  // s: the steady part is [steady_start, end of the run]
+  long checkpoint_every = 0;  // windows of 10 ms between checkpoints (0: none)
+  moreau::conic::BodySpacePreconditioner ipm_preconditioner =  // of the IPM's body-space CG
+      moreau::conic::BodySpacePreconditioner::symmetric_gauss_seidel;
 };
 
 // Options that change the configuration of a scale (README.md, "Cost at the published scale").

@@ -734,14 +734,31 @@ json bench_ipm(const Settings& settings, double triad_best) {
     const double matrix_free_bytes =
         cones * (2 * 72 + 72 + 8 + 2 * 24 + 2 * 24 + 2 * 4) + bodies * (4 + 3 * 24) + cg_bytes;
     const double assembled_bytes = cones * (72 + 4) + bodies * (72 + 4 + 3 * 24) + cg_bytes;
+    // - Gauss-Seidel (Eisenstat's split form): a backward and a forward sweep instead of the
+    //   product, each reading the lower blocks and the diagonal inverses once, the backward
+    //   sweep's accumulator written and read, the two sweeps' results and p.
+    const double gauss_seidel_bytes =
+        2 * cones * (72 + 4) + bodies * (2 * (72 + 4) + 6 * 24) + cg_bytes;
     json row = {
         {"spheres", spheres}, {"contacts", contacts.size()}, {"unknowns", 3 * contacts.size()}};
-    for (const bool assembled : {true, false}) {
-      const std::string product = assembled ? "assembled" : "matrix-free";
-      const double bytes = assembled ? assembled_bytes : matrix_free_bytes;
+    struct Variant {
+      std::string product;
+      bool assembled;
+      moreau::conic::BodySpacePreconditioner preconditioner;
+      double bytes;
+    };
+    using Preconditioner = moreau::conic::BodySpacePreconditioner;
+    const std::vector<Variant> variants = {
+        {"assembled", true, Preconditioner::body_blocks, assembled_bytes},
+        {"matrix-free", false, Preconditioner::body_blocks, matrix_free_bytes},
+        {"gauss-seidel", true, Preconditioner::symmetric_gauss_seidel, gauss_seidel_bytes}};
+    for (const Variant& variant : variants) {
+      const std::string& product = variant.product;
+      const double bytes = variant.bytes;
       moreau::InteriorPointSolverOptions ipm;
       ipm.stop_on_paper_error = true;
-      ipm.assemble_body_space = assembled;
+      ipm.assemble_body_space = variant.assembled;
+      ipm.body_space_preconditioner = variant.preconditioner;
       const moreau::InteriorPointSolver solver(common, ipm);
       json& entry = row["products"][product];
       entry["bytes_per_iteration_model"] = bytes;
@@ -793,6 +810,13 @@ json bench_ipm(const Settings& settings, double triad_best) {
       row["assembled_speedup_per_iteration"][key] = ratio;
       std::printf("  %d thread(s): assembled product %.2fx faster per Krylov iteration\n", threads,
                   ratio);
+      const json& products = row["products"];
+      const double gauss_seidel_speedup =
+          products["assembled"]["threads"][key]["seconds"].get<double>() /
+          products["gauss-seidel"]["threads"][key]["seconds"].get<double>();
+      row["gauss_seidel_speedup_per_solve"][key] = gauss_seidel_speedup;
+      std::printf("  %d thread(s): Gauss-Seidel solve %.2fx faster than the body blocks'\n",
+                  threads, gauss_seidel_speedup);
     }
     out["sizes"].push_back(row);
   }
@@ -856,7 +880,8 @@ int usage(const char* program, int code) {
   std::fprintf(
       code == 0 ? stdout : stderr,
       "usage: %s [--quick] [--only SECTION] [--threads LIST] [--json FILE]\n"
-      "  --quick      smaller sweeps and fewer repetitions (collision: 1e3 to 1e6 spheres either way)\n"
+      "  --quick      smaller sweeps and fewer repetitions (collision: 1e3 to 1e6 spheres either "
+      "way)\n"
       "  --only SECTION  one of bandwidth, delassus, collision, solvers, ipm, dem_pyramid\n"
       "  --threads LIST  comma-separated thread counts (default 1,2; the speed-ups compare\n"
       "               the first with the last)\n"

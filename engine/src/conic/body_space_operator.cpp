@@ -29,7 +29,8 @@ template <int R>
 BodySpaceOperator<R>::BodySpaceOperator(
     int bodies, const std::vector<int>& cone_dimensions,
     const std::vector<std::array<int, 2>>& block,
-    const std::vector<std::array<QuadraticFactor::Columns, 2>>& columns, bool assembled)
+    const std::vector<std::array<QuadraticFactor::Columns, 2>>& columns, bool assembled,
+    int sweep_parts)
     : bodies_(bodies),
       cones_(static_cast<int>(cone_dimensions.size())),
       cone_(static_cast<std::size_t>(cones_)),
@@ -45,7 +46,13 @@ BodySpaceOperator<R>::BodySpaceOperator(
   // the lower rank of their bodies (a counting sort, stable in the problem's cone order), so
   // that a thread's range of cones touches a narrow range of bodies and a body's cones lie
   // close together.
-  const std::vector<int> rank = cuthill_mckee_ranks(bodies, block);
+  std::vector<int> rank = cuthill_mckee_ranks(bodies, block);
+  sweep_begin_ = {0, bodies};
+  if (assembled && sweep_parts > 1) {
+    SweepOrder order = separators_last(rank, block, sweep_parts);
+    rank = std::move(order.rank);
+    sweep_begin_ = std::move(order.part_begin);
+  }
   std::vector<int> first(static_cast<std::size_t>(bodies) + 2, 0);
   auto key = [&](int j) {
     int lowest = bodies;  // a cone without a dynamic side goes last
@@ -107,6 +114,22 @@ void BodySpaceOperator<R>::build_pattern() {
   }
   diagonal_.assign(static_cast<std::size_t>(bodies_), BodyBlock::Identity());
   lower_.assign(lower_column_.size(), BodyBlock::Zero());
+  // The transposed pattern (a counting sort of the lower blocks by column, stable in row order
+  // so that each upper row's columns ascend).
+  upper_start_.assign(static_cast<std::size_t>(bodies_) + 1, 0);
+  for (const int j : lower_column_) ++upper_start_[j + 1];
+  for (int i = 0; i < bodies_; ++i) upper_start_[i + 1] += upper_start_[i];
+  upper_column_.resize(lower_column_.size());
+  upper_source_.resize(lower_column_.size());
+  std::vector<int> fill(upper_start_.begin(), upper_start_.end() - 1);
+  for (int i = 0; i < bodies_; ++i) {
+    for (int n = lower_start_[i]; n < lower_start_[i + 1]; ++n) {
+      const int slot = fill[lower_column_[n]]++;
+      upper_column_[slot] = i;
+      upper_source_[slot] = n;
+    }
+  }
+  upper_.assign(lower_column_.size(), BodyBlock::Zero());
 }
 
 template <int R>
@@ -133,6 +156,9 @@ void BodySpaceOperator<R>::assemble() {
     }
     diagonal_[i] = diagonal;
   }
+#pragma omp parallel for schedule(static) if (bodies_ > kParallelBodies)
+  for (int n = 0; n < static_cast<int>(upper_.size()); ++n)
+    upper_[n] = lower_[upper_source_[n]].transpose();
 }
 
 // K p from the assembled blocks, rows split into one contiguous range per thread (balanced by
@@ -206,6 +232,133 @@ double BodySpaceOperator<R>::apply_assembled(const VecX& p, VecX& kp) const {
       }
     }
   }
+  double total = 0.0;
+  for (const double c : partial) total += c;
+  return total;
+}
+
+template <int R>
+template <typename Rows, typename Separators>
+void BodySpaceOperator<R>::in_sweep_order(bool forward, Rows&& rows,
+                                          Separators&& separators) const {
+  const int parts = static_cast<int>(sweep_begin_.size()) - 1;
+  const int separator_begin = sweep_begin_.back();
+#pragma omp parallel num_threads(parts) if (parts > 1)
+  {
+    if (!forward) {
+#pragma omp single
+      separators(separator_begin, bodies_);
+    }
+#pragma omp for schedule(static, 1)
+    for (int t = 0; t < parts; ++t) rows(t, sweep_begin_[t], sweep_begin_[t + 1]);
+    if (forward) {
+#pragma omp single
+      separators(separator_begin, bodies_);
+    }
+  }
+}
+
+template <int R>
+template <typename Finished>
+void BodySpaceOperator<R>::backward_rows(int begin, int end, const VecX& x,
+                                         const std::vector<BodyBlock>& diagonal_inverse, VecX& t,
+                                         Finished&& finished) const {
+  for (int i = end - 1; i >= begin; --i) {
+    BodyVector coupled = BodyVector::Zero();
+    for (int n = upper_start_[i]; n < upper_start_[i + 1]; ++n)
+      coupled.noalias() += upper_[n] * t.template segment<R>(R * upper_column_[n]);
+    const BodyVector ti = diagonal_inverse[i] * (x.template segment<R>(R * i) - coupled);
+    t.template segment<R>(R * i) = ti;
+    finished(i, coupled);
+  }
+}
+
+template <int R>
+void BodySpaceOperator<R>::forward_sweep(const VecX& x,
+                                         const std::vector<BodyBlock>& diagonal_inverse,
+                                         VecX& y) const {
+  y.resize(size());
+  auto rows = [&](int, int begin, int end) {
+    for (int i = begin; i < end; ++i) {
+      BodyVector v = x.template segment<R>(R * i);
+      for (int n = lower_start_[i]; n < lower_start_[i + 1]; ++n)
+        v.noalias() -= lower_[n] * y.template segment<R>(R * lower_column_[n]);
+      y.template segment<R>(R * i).noalias() = diagonal_inverse[i] * v;
+    }
+  };
+  in_sweep_order(true, rows, [&](int begin, int end) { rows(-1, begin, end); });
+}
+
+template <int R>
+void BodySpaceOperator<R>::backward_sweep(const VecX& x,
+                                          const std::vector<BodyBlock>& diagonal_inverse,
+                                          VecX& y) const {
+  y.resize(size());
+  auto rows = [&](int, int begin, int end) {
+    backward_rows(begin, end, x, diagonal_inverse, y, [](int, const BodyVector&) {});
+  };
+  in_sweep_order(false, rows, [&](int begin, int end) { rows(-1, begin, end); });
+}
+
+template <int R>
+void BodySpaceOperator<R>::apply_lower(const VecX& x, VecX& y) const {
+  y.resize(size());
+#pragma omp parallel for schedule(static) if (bodies_ > kParallelBodies)
+  for (int i = 0; i < bodies_; ++i) {
+    BodyVector v = diagonal_[i] * x.template segment<R>(R * i);
+    for (int n = lower_start_[i]; n < lower_start_[i + 1]; ++n)
+      v.noalias() += lower_[n] * x.template segment<R>(R * lower_column_[n]);
+    y.template segment<R>(R * i) = v;
+  }
+}
+
+template <int R>
+void BodySpaceOperator<R>::apply_upper(const VecX& x, VecX& y) const {
+  // Once per solve (a warm start): one thread.
+  y.resize(size());
+  for (int i = 0; i < bodies_; ++i)
+    y.template segment<R>(R * i).noalias() = diagonal_[i] * x.template segment<R>(R * i);
+  for (int j = 0; j < bodies_; ++j) {
+    for (int n = lower_start_[j]; n < lower_start_[j + 1]; ++n) {
+      y.template segment<R>(R * lower_column_[n]).noalias() +=
+          lower_[n].transpose() * x.template segment<R>(R * j);
+    }
+  }
+}
+
+template <int R>
+double BodySpaceOperator<R>::apply_split_newton_matrix(
+    const VecX& p, const std::vector<BodyBlock>& diagonal_inverse, VecX& kp) const {
+  kp.resize(size());
+  VecX& upper = sweep_upper_;            // t = (D + L^T)^-1 p
+  VecX& lower = sweep_lower_;            // (D + L)^-1 (p - D t)
+  VecX& difference = sweep_difference_;  // p - D t = L^T t
+  upper.resize(size());
+  lower.resize(size());
+  difference.resize(size());
+  auto backward = [&](int, int begin, int end) {
+    backward_rows(begin, end, p, diagonal_inverse, upper, [&](int i, const BodyVector& coupled) {
+      difference.template segment<R>(R * i) = coupled;
+    });
+  };
+  in_sweep_order(false, backward, [&](int begin, int end) { backward(-1, begin, end); });
+  const int parts = static_cast<int>(sweep_begin_.size()) - 1;
+  std::vector<double> partial(static_cast<std::size_t>(parts) + 1, 0.0);
+  auto forward = [&](int t, int begin, int end) {
+    double curvature = 0.0;
+    for (int i = begin; i < end; ++i) {
+      BodyVector v = difference.template segment<R>(R * i);
+      for (int n = lower_start_[i]; n < lower_start_[i + 1]; ++n)
+        v.noalias() -= lower_[n] * lower.template segment<R>(R * lower_column_[n]);
+      const BodyVector li = diagonal_inverse[i] * v;
+      lower.template segment<R>(R * i) = li;
+      const BodyVector ki = upper.template segment<R>(R * i) + li;
+      kp.template segment<R>(R * i) = ki;
+      curvature += p.template segment<R>(R * i).dot(ki);
+    }
+    partial[t < 0 ? parts : t] = curvature;
+  };
+  in_sweep_order(true, forward, [&](int begin, int end) { forward(-1, begin, end); });
   double total = 0.0;
   for (const double c : partial) total += c;
   return total;

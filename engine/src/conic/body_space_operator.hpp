@@ -69,10 +69,13 @@ class BodySpaceOperator {
   // columns[s] its rows x dim entries, rows past R zero) of every cone.
   // assembled: K's products from its blocks, assembled at each set_d_inverse (below);
   // otherwise from F's cone columns alone (matrix-free).
+  // sweep_parts: with `assembled`, the Gauss-Seidel sweeps below run on this many threads,
+  // the bodies ordered for it (locality_ordering.hpp, separators_last); 1 for the plain
+  // Cuthill-McKee order.
   BodySpaceOperator(int bodies, const std::vector<int>& cone_dimensions,
                     const std::vector<std::array<int, 2>>& block,
                     const std::vector<std::array<QuadraticFactor::Columns, 2>>& columns,
-                    bool assembled);
+                    bool assembled, int sweep_parts = 1);
 
   int size() const { return R * bodies_; }
   // D^-1 per cone in the problem's cone order (leading dim x dim block, zero beyond), one per
@@ -107,6 +110,26 @@ class BodySpaceOperator {
   // Whether every cone's sides are proportional (the form above).
   bool proportional() const { return proportional_; }
 
+  // With K assembled, K = L + D + L^T (D its body blocks, L the strictly lower blocks in the
+  // operator's body order): the pieces of the symmetric Gauss-Seidel preconditioner
+  // (D + L) D^-1 (D + L^T) in Eisenstat's split form (body_space_system.cpp). diagonal_inverse:
+  // D^-1 per body. Each sweep reads every lower block once; the ranges of sweep_parts run in
+  // parallel, the separators alone (their rows are under 1 % at two parts).
+  const std::vector<BodyBlock>& diagonal() const { return diagonal_; }
+  // y = (D + L)^-1 x.
+  void forward_sweep(const VecX& x, const std::vector<BodyBlock>& diagonal_inverse, VecX& y) const;
+  // y = (D + L^T)^-1 x.
+  void backward_sweep(const VecX& x, const std::vector<BodyBlock>& diagonal_inverse, VecX& y) const;
+  // y = (D + L) x and y = (D + L^T) x.
+  void apply_lower(const VecX& x, VecX& y) const;
+  void apply_upper(const VecX& x, VecX& y) const;
+  // Eisenstat's product (Eisenstat 1981): kp = (D + L)^-1 K (D + L^T)^-1 p from one backward
+  // and one forward sweep and no product with K, as K = (D + L) + (D + L^T) - D gives
+  // kp = t + (D + L)^-1 (p - D t) with t = (D + L^T)^-1 p, and the backward sweep forms L^T t on
+  // its way. Returns p^T kp.
+  double apply_split_newton_matrix(const VecX& p, const std::vector<BodyBlock>& diagonal_inverse,
+                                   VecX& kp) const;
+
  private:
   using Side = Eigen::Matrix<double, R, 3>;
   using BodyVector = Eigen::Matrix<double, R, 1>;
@@ -122,6 +145,18 @@ class BodySpaceOperator {
   void build_pattern();
   void assemble();
   double apply_assembled(const VecX& p, VecX& kp) const;
+  // The sweeps' phases: `rows` on the rows of each range [sweep_begin_[t], sweep_begin_[t + 1])
+  // in parallel, `separators` on the rows from sweep_begin_.back() on; the forward order runs
+  // the ranges first, the backward order the separators first.
+  template <typename Rows, typename Separators>
+  void in_sweep_order(bool forward, Rows&& rows, Separators&& separators) const;
+  // Rows [begin, end) of a backward sweep (D + L^T) t = x, descending, by rows of L^T:
+  // t_i = D_i^-1 (x_i - sum_j L_ji^T t_j), reading the transposed copy upper_. Returns nothing;
+  // `finished(i, ti, ui)` receives each row with ui = sum_j L_ji^T t_j.
+  template <typename Finished>
+  void backward_rows(int begin, int end, const VecX& x,
+                     const std::vector<BodyBlock>& diagonal_inverse, VecX& t,
+                     Finished&& finished) const;
   // Pass 2 of the products: out_b = sum over the sides j of body b of side(j), plus p_b when
   // given; returns p^T out when p is given.
   template <typename SideValue>
@@ -166,6 +201,16 @@ class BodySpaceOperator {
   // the contributions to bodies below its rows (added by their own threads after a barrier).
   mutable std::vector<int> thread_begin_, thread_reach_;
   mutable std::vector<VecX> spill_;
+  // L^T by rows (row i: L_ji^T for j > i, columns ascending), a copy of the lower blocks made
+  // at each assembly, so that the backward sweep gathers like the forward one instead of
+  // scattering into earlier rows (measured: the scattering sweep cost 1.1 products).
+  std::vector<int> upper_start_;
+  std::vector<int> upper_column_;
+  std::vector<int> upper_source_;  // the lower block each upper block is the transpose of
+  std::vector<BodyBlock> upper_;
+  // The sweeps' ranges (separators_last) and their scratch vectors.
+  std::vector<int> sweep_begin_;
+  mutable VecX sweep_upper_, sweep_lower_, sweep_difference_;
 };
 
 }  // namespace moreau::conic::detail

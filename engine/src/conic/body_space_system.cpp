@@ -234,11 +234,21 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
                              const InteriorPointOptions& options)
       : BodySpaceForm(problem, std::move(columns)),
         max_iterations_(options.max_krylov_iterations),
-        operator_(factor_.blocks(), dims_, block_, columns_, options.assemble_body_space),
+        gauss_seidel_(R == 3 && options.assemble_body_space &&
+                      options.body_space_preconditioner ==
+                          BodySpacePreconditioner::symmetric_gauss_seidel),
+        operator_(factor_.blocks(), dims_, block_, columns_, options.assemble_body_space,
+                  gauss_seidel_ && factor_.blocks() > kParallelBodies ? omp_get_max_threads() : 1),
         ordered_hessian_(*problem.hessian, operator_),
         ordered_problem_(in_operator_order(problem, ordered_hessian_, operator_)),
         polish_(make_conjugate_gradient_system(problem, options)),
-        fallback_(make_conjugate_gradient_system(ordered_problem_, options)) {}
+        fallback_(make_conjugate_gradient_system(ordered_problem_, options)) {
+    // Only where no body rotates (the proportional form: the published trench's locked
+    // spheres). With rotating balls (ipm_body_space_test's heap) it was measured to lose:
+    // 1,934 Krylov iterations against 1,718 with every other ball locked, and with none locked
+    // capped solves whose polish stalled at merit 2.8e-7 against 1e-9 (stop 35).
+    gauss_seidel_ = gauss_seidel_ && operator_.proportional();
+  }
 
   bool set_scaling(const std::vector<Mat3>& scaling_squared) override {
     w_.resize(0);  // a new matrix: no warm start from the last one
@@ -286,7 +296,17 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
       operator_.apply_newton_matrix(w, kw);
       r -= kw;
     }
-    if (!conjugate_gradient(tolerance, w, r, iterations)) return false;
+    const bool converged =
+        gauss_seidel_
+            ? split_conjugate_gradient(tolerance, w, r, iterations)
+            : conjugate_gradient(
+                  tolerance, body_preconditioner_,
+                  [&](const VecX& d, VecX& kd) { return operator_.apply_newton_matrix(d, kd); },
+                  [&](const VecX& residual) {
+                    return std::sqrt(operator_.transpose_squared_norm(residual));
+                  },
+                  w, r, iterations);
+    if (!converged) return false;
     w_ = w;
     VecX u;
     operator_.apply_transpose(w, u);
@@ -337,10 +357,16 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
   // 1.30x cheaper iterations on the benchmark's 1e5 spheres for 20 % more of them (8,580
   // against 7,132, 16 Newton steps against 15: 7 % less time), 1 % and 3.5 % fewer on the
   // trench (4,800 spheres, first two 1e-5 steps; 105,144 spheres, first 1e-5 step).
-  bool conjugate_gradient(double tolerance, VecX& w, VecX& r, int& iterations) const {
+  //
+  // The same CG runs on a transformed system where `product` and `residual_norm` say so
+  // (split_conjugate_gradient): `blocks` is its block preconditioner, residual_norm(r) the
+  // stopping test's |F^T r| of the original system from the recurrence's r.
+  template <typename Product, typename ResidualNorm>
+  bool conjugate_gradient(double tolerance, const std::vector<BodyBlock>& blocks, Product&& product,
+                          ResidualNorm&& residual_norm, VecX& w, VecX& r, int& iterations) const {
     const int p = static_cast<int>(r.size());
     VecX z, direction, kp;
-    double rho = precondition(r, z);
+    double rho = precondition(blocks, r, z);
     direction = z;
     double ratio = 0.0;  // |F^T r| / sqrt(rho) at the last evaluation
     int last_check = -kCheckInterval;
@@ -348,15 +374,15 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
       if (iterations >= max_iterations_) return true;
       const double estimate = ratio * std::sqrt(std::max(rho, 0.0));
       if (estimate <= kCheckMargin * tolerance || iterations - last_check >= kCheckInterval) {
-        const double norm = std::sqrt(operator_.transpose_squared_norm(r));
+        const double norm = residual_norm(r);
         if (norm <= tolerance) return true;
         ratio = rho > 0.0 ? norm / std::sqrt(rho) : 0.0;
         last_check = iterations;
       }
-      const double curvature = operator_.apply_newton_matrix(direction, kp);
+      const double curvature = product(direction, kp);
       if (!(curvature > 0.0)) return false;
       const double step = rho / curvature;
-      const double rho_next = update(step, direction, kp, w, r, z);
+      const double rho_next = update(blocks, step, direction, kp, w, r, z);
       const double beta = rho_next / rho;
 #pragma omp parallel for schedule(static) if (p > R * kParallelBodies)
       for (int i = 0; i < p; ++i) direction[i] = z[i] + beta * direction[i];
@@ -365,28 +391,61 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
     }
   }
 
-  // z = P r with the body blocks; returns r^T z.
-  double precondition(const VecX& r, VecX& z) const {
+  // Symmetric Gauss-Seidel in Eisenstat's split form (Eisenstat 1981). With K = L + D + L^T
+  // and S = D + L, PCG on K with the preconditioner S D^-1 S^T is PCG on the transformed
+  // system S^-1 K S^-T x = S^-1 g (w = S^-T x) with the block preconditioner D: same iterates,
+  // and the transformed product costs a backward and a forward sweep instead of a product with
+  // K (BodySpaceOperator::apply_split_newton_matrix). Its residual is S^-1 r, so the stopping
+  // test forms r = S r_split (once per evaluation). Why: the body blocks alone leave K's
+  // couplings along the packing's force chains to the Krylov space, and the published
+  // trench's late Newton steps took most of their iterations there; Gauss-Seidel over the
+  // bodies in the operator's order halved the iterations of a dumped late Newton system
+  // (1,769 -> 832 to 1e-6, validation/benchmark/README.md, stop 31), and the split form
+  // makes an iteration cost two sweeps (each block read twice) instead of three.
+  bool split_conjugate_gradient(double tolerance, VecX& w, VecX& r, int& iterations) const {
+    VecX r_split, x_split, r_full;
+    operator_.forward_sweep(r, body_preconditioner_, r_split);
+    if (w.squaredNorm() > 0.0) {
+      operator_.apply_upper(w, x_split);
+    } else {
+      x_split.setZero(w.size());
+    }
+    const bool ok = conjugate_gradient(
+        tolerance, operator_.diagonal(),
+        [&](const VecX& d, VecX& kd) {
+          return operator_.apply_split_newton_matrix(d, body_preconditioner_, kd);
+        },
+        [&](const VecX& residual) {
+          operator_.apply_lower(residual, r_full);
+          return std::sqrt(operator_.transpose_squared_norm(r_full));
+        },
+        x_split, r_split, iterations);
+    operator_.backward_sweep(x_split, body_preconditioner_, w);
+    return ok;
+  }
+
+  // z = P r with the body blocks P; returns r^T z.
+  double precondition(const std::vector<BodyBlock>& blocks, const VecX& r, VecX& z) const {
     z.resize(r.size());
-    const int bodies = static_cast<int>(body_preconditioner_.size());
+    const int bodies = static_cast<int>(blocks.size());
     return ordered_parallel_sum(bodies, kParallelBodies, [&](int b) {
       const auto rb = r.template segment<R>(R * b);
-      z.template segment<R>(R * b).noalias() = body_preconditioner_[b] * rb;
+      z.template segment<R>(R * b).noalias() = blocks[b] * rb;
       return rb.dot(z.template segment<R>(R * b));
     });
   }
 
   // One CG update in one pass over the bodies: w += step d, r -= step K d, z = P r; returns
   // r^T z.
-  double update(double step, const VecX& direction, const VecX& kp, VecX& w, VecX& r,
-                VecX& z) const {
-    const int bodies = static_cast<int>(body_preconditioner_.size());
+  double update(const std::vector<BodyBlock>& blocks, double step, const VecX& direction,
+                const VecX& kp, VecX& w, VecX& r, VecX& z) const {
+    const int bodies = static_cast<int>(blocks.size());
     return ordered_parallel_sum(bodies, kParallelBodies, [&](int b) {
       const int first = R * b;
       w.template segment<R>(first) += step * direction.template segment<R>(first);
       r.template segment<R>(first) -= step * kp.template segment<R>(first);
       const auto rb = r.template segment<R>(first);
-      z.template segment<R>(first).noalias() = body_preconditioner_[b] * rb;
+      z.template segment<R>(first).noalias() = blocks[b] * rb;
       return rb.dot(z.template segment<R>(first));
     });
   }
@@ -402,6 +461,7 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
   static constexpr double kCheckMargin = 1.0;
   static constexpr int kCheckInterval = 8;
   int max_iterations_;
+  bool gauss_seidel_;  // symmetric Gauss-Seidel (split_conjugate_gradient), else body blocks
   BodySpaceOperator<R> operator_;
   OrderedCompactHessian<R> ordered_hessian_;
   ConicQp ordered_problem_;  // the cone variables in operator_'s order, N through operator_

@@ -16,6 +16,11 @@ std::string to_string(LinearBackend backend) {
   return backend == LinearBackend::cholmod ? "cholmod" : "conjugate_gradient";
 }
 
+std::string to_string(BodySpacePreconditioner preconditioner) {
+  return preconditioner == BodySpacePreconditioner::body_blocks ? "body_blocks"
+                                                                : "symmetric_gauss_seidel";
+}
+
 std::string to_string(InteriorPointStatus status) {
   switch (status) {
     case InteriorPointStatus::converged:

@@ -103,4 +103,34 @@ std::vector<int> cuthill_mckee_ranks(int bodies, const std::vector<std::array<in
   return rank;
 }
 
+SweepOrder separators_last(const std::vector<int>& rank,
+                           const std::vector<std::array<int, 2>>& cones, int parts) {
+  const int bodies = static_cast<int>(rank.size());
+  auto part_of = [&](int r) {
+    return static_cast<int>(static_cast<long>(r) * parts / std::max(bodies, 1));
+  };
+  // separator[r]: the body of rank r touches a later range.
+  std::vector<char> separator(static_cast<std::size_t>(bodies), 0);
+  for (const std::array<int, 2>& cone : cones) {
+    if (cone[0] < 0 || cone[1] < 0) continue;
+    const int a = rank[cone[0]], b = rank[cone[1]];
+    if (part_of(a) != part_of(b)) separator[std::min(a, b)] = 1;
+  }
+  std::vector<int> new_rank_of(static_cast<std::size_t>(bodies));  // by old rank
+  SweepOrder out{std::vector<int>(static_cast<std::size_t>(bodies)),
+                 std::vector<int>(static_cast<std::size_t>(parts) + 1, 0)};
+  int next = 0;
+  for (int r = 0; r < bodies; ++r) {
+    if (separator[r]) continue;
+    new_rank_of[r] = next++;
+    ++out.part_begin[part_of(r) + 1];
+  }
+  for (int t = 0; t < parts; ++t) out.part_begin[t + 1] += out.part_begin[t];
+  for (int r = 0; r < bodies; ++r) {
+    if (separator[r]) new_rank_of[r] = next++;
+  }
+  for (int b = 0; b < bodies; ++b) out.rank[b] = new_rank_of[rank[b]];
+  return out;
+}
+
 }  // namespace moreau::conic::detail

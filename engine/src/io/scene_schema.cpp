@@ -319,10 +319,16 @@ OptionTable<O> make_solver_table() {
   }
   if constexpr (std::is_same_v<O, NlgsOptions>)
     table.push_back(custom_option<O>("nlgs", "object", ""));
-  if constexpr (std::is_same_v<O, IpmOptions>)
+  if constexpr (std::is_same_v<O, IpmOptions>) {
     table.push_back(choice_option<O>(
         "stopping", &O::stopping,
         {{"merit", IpmStopping::merit}, {"kleinert_error", IpmStopping::kleinert_error}}));
+    using conic::BodySpacePreconditioner;
+    table.push_back(choice_option<O>(
+        "preconditioner", &O::preconditioner,
+        {{"symmetric_gauss_seidel", BodySpacePreconditioner::symmetric_gauss_seidel},
+         {"body_blocks", BodySpacePreconditioner::body_blocks}}));
+  }
   return table;
 }
 

@@ -103,6 +103,7 @@ std::unique_ptr<ContactSolver> make_solver(const std::string& name,
   InteriorPointSolverOptions ipm;
   if (name == "ipm-direct") ipm.backend = conic::LinearBackend::cholmod;
   ipm.stop_on_paper_error = common.stopping == IpmStopping::kleinert_error;
+  ipm.body_space_preconditioner = common.preconditioner;
   return std::make_unique<InteriorPointSolver>(common, ipm);
 }
 

@@ -290,6 +290,7 @@ SolverStats InteriorPointSolver::solve(const ConeProblem& problem, VecX& r) cons
   options.step_fraction = ipm_.step_fraction;
   options.body_space = ipm_.body_space;
   options.assemble_body_space = ipm_.assemble_body_space;
+  options.body_space_preconditioner = ipm_.body_space_preconditioner;
   options.warm_start_corrector = ipm_.warm_start_corrector;
 
   const int n = problem.size();

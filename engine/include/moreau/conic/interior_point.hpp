@@ -64,6 +64,14 @@ namespace moreau::conic {
 enum class LinearBackend { conjugate_gradient, cholmod };
 std::string to_string(LinearBackend backend);
 
+// Preconditioner of the CG back-end in the body space with K assembled.
+// body_blocks: K's diagonal blocks (block Jacobi). symmetric_gauss_seidel: (D + L) D^-1 (D + L^T)
+// in Eisenstat's split form, whose two sweeps replace the product with K (about twice its
+// bytes per iteration, about half the iterations in the late Newton steps; measured in
+// validation/benchmark/README.md, stop 35).
+enum class BodySpacePreconditioner { body_blocks, symmetric_gauss_seidel };
+std::string to_string(BodySpacePreconditioner preconditioner);
+
 struct InteriorPointOptions {
   // On max(primal_residual, equality_residual, complementarity) of InteriorPointStats (when
   // no StopTest is given). Second-order cones: about 1e-8 is the floor rounding allows.
@@ -96,6 +104,9 @@ struct InteriorPointOptions {
   // validation/benchmark/README.md). The contact-space Newton matrix is never formed either
   // way. False: the matrix-free product.
   bool assemble_body_space = true;
+  // With assemble_body_space (ignored by the matrix-free product, which has no L to sweep).
+  BodySpacePreconditioner body_space_preconditioner =
+      BodySpacePreconditioner::symmetric_gauss_seidel;
   // CG back-end: start the corrector's CG from the predictor's solution.
   bool warm_start_corrector = true;
   // Direct back-end with equality constraints: eliminate them by the dense Schur complement

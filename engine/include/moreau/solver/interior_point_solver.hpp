@@ -43,7 +43,9 @@ struct InteriorPointSolverOptions {
   // The Newton system in the body space when the Delassus operator is a ContactSystem
   // (conic::InteriorPointOptions::body_space), for both back-ends.
   bool body_space = true;
-  bool assemble_body_space = true;   // conic::InteriorPointOptions::assemble_body_space
+  bool assemble_body_space = true;  // conic::InteriorPointOptions::assemble_body_space
+  conic::BodySpacePreconditioner body_space_preconditioner =   // conic::InteriorPointOptions::
+      conic::BodySpacePreconditioner::symmetric_gauss_seidel;  // body_space_preconditioner
   bool warm_start_corrector = true;  // conic::InteriorPointOptions::warm_start_corrector
   // Stop on the paper's error(gamma, u) (kleinert_error) instead of the suite's merit, as
   // Kleinert et al. do: SolverOptions::tolerance applies to it, merit_history records it,
@@ -70,10 +72,13 @@ double kleinert_error(const ConeProblem& problem, const VecX& r, const VecX& u);
 // Which measure SolverOptions::tolerance bounds (InteriorPointSolverOptions::stop_on_paper_error).
 enum class IpmStopping { merit, kleinert_error };
 
-// What "ipm" and "ipm-direct" read through the registry: the common options and the stopping
-// measure (the back-end is the name's, the rest InteriorPointSolverOptions' defaults).
+// What "ipm" and "ipm-direct" read through the registry: the common options, the stopping
+// measure and the body-space CG's preconditioner (the back-end is the name's, the rest
+// InteriorPointSolverOptions' defaults).
 struct IpmOptions : SolverOptions {
   IpmStopping stopping = IpmStopping::merit;
+  conic::BodySpacePreconditioner preconditioner =
+      conic::BodySpacePreconditioner::symmetric_gauss_seidel;
 };
 
 class InteriorPointSolver final : public ContactSolver {
