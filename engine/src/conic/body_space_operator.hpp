@@ -151,8 +151,8 @@ class BodySpaceOperator {
   template <typename Rows, typename Separators>
   void in_sweep_order(bool forward, Rows&& rows, Separators&& separators) const;
   // Rows [begin, end) of a backward sweep (D + L^T) t = x, descending, by rows of L^T:
-  // t_i = D_i^-1 (x_i - sum_j L_ji^T t_j), reading the transposed copy upper_. Returns nothing;
-  // `finished(i, ti, ui)` receives each row with ui = sum_j L_ji^T t_j.
+  // t_i = D_i^-1 (x_i - sum_j L_ji^T t_j), reading the transposed copy upper_;
+  // `finished(i, coupled)` receives each row's coupled = sum_j L_ji^T t_j.
   template <typename Finished>
   void backward_rows(int begin, int end, const VecX& x,
                      const std::vector<BodyBlock>& diagonal_inverse, VecX& t,

@@ -400,8 +400,10 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
   // couplings along the packing's force chains to the Krylov space, and the published
   // trench's late Newton steps took most of their iterations there; Gauss-Seidel over the
   // bodies in the operator's order halved the iterations of a dumped late Newton system
-  // (1,769 -> 832 to 1e-6, validation/benchmark/README.md, stop 31), and the split form
-  // makes an iteration cost two sweeps (each block read twice) instead of three.
+  // (1,769 -> 832 to 1e-6, validation/benchmark/README.md, stop 31). A preconditioner applied as
+  // two sweeps beside the product reads K's blocks three times per iteration, the split form
+  // twice (measured at the published scale: 1.86x fewer iterations at 1e-5, each 1.5x the
+  // body blocks' cost, experiments/blade_trench/README.md, stop 35).
   bool split_conjugate_gradient(double tolerance, VecX& w, VecX& r, int& iterations) const {
     VecX r_split, x_split, r_full;
     operator_.forward_sweep(r, body_preconditioner_, r_split);
