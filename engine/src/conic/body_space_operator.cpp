@@ -274,17 +274,27 @@ void BodySpaceOperator<R>::backward_rows(int begin, int end, const VecX& x,
 }
 
 template <int R>
+template <typename Finished>
+void BodySpaceOperator<R>::forward_rows(int begin, int end, const VecX& x,
+                                        const std::vector<BodyBlock>& diagonal_inverse, VecX& y,
+                                        Finished&& finished) const {
+  for (int i = begin; i < end; ++i) {
+    BodyVector v = x.template segment<R>(R * i);
+    for (int n = lower_start_[i]; n < lower_start_[i + 1]; ++n)
+      v.noalias() -= lower_[n] * y.template segment<R>(R * lower_column_[n]);
+    const BodyVector yi = diagonal_inverse[i] * v;
+    y.template segment<R>(R * i) = yi;
+    finished(i, yi);
+  }
+}
+
+template <int R>
 void BodySpaceOperator<R>::forward_sweep(const VecX& x,
                                          const std::vector<BodyBlock>& diagonal_inverse,
                                          VecX& y) const {
   y.resize(size());
   auto rows = [&](int, int begin, int end) {
-    for (int i = begin; i < end; ++i) {
-      BodyVector v = x.template segment<R>(R * i);
-      for (int n = lower_start_[i]; n < lower_start_[i + 1]; ++n)
-        v.noalias() -= lower_[n] * y.template segment<R>(R * lower_column_[n]);
-      y.template segment<R>(R * i).noalias() = diagonal_inverse[i] * v;
-    }
+    forward_rows(begin, end, x, diagonal_inverse, y, [](int, const BodyVector&) {});
   };
   in_sweep_order(true, rows, [&](int begin, int end) { rows(-1, begin, end); });
 }
@@ -346,16 +356,11 @@ double BodySpaceOperator<R>::apply_split_newton_matrix(
   std::vector<double> partial(static_cast<std::size_t>(parts) + 1, 0.0);
   auto forward = [&](int t, int begin, int end) {
     double curvature = 0.0;
-    for (int i = begin; i < end; ++i) {
-      BodyVector v = difference.template segment<R>(R * i);
-      for (int n = lower_start_[i]; n < lower_start_[i + 1]; ++n)
-        v.noalias() -= lower_[n] * lower.template segment<R>(R * lower_column_[n]);
-      const BodyVector li = diagonal_inverse[i] * v;
-      lower.template segment<R>(R * i) = li;
+    forward_rows(begin, end, difference, diagonal_inverse, lower, [&](int i, const BodyVector& li) {
       const BodyVector ki = upper.template segment<R>(R * i) + li;
       kp.template segment<R>(R * i) = ki;
       curvature += p.template segment<R>(R * i).dot(ki);
-    }
+    });
     partial[t < 0 ? parts : t] = curvature;
   };
   in_sweep_order(true, forward, [&](int begin, int end) { forward(-1, begin, end); });

@@ -150,6 +150,12 @@ class BodySpaceOperator {
   // the ranges first, the backward order the separators first.
   template <typename Rows, typename Separators>
   void in_sweep_order(bool forward, Rows&& rows, Separators&& separators) const;
+  // Rows [begin, end) of a forward sweep (D + L) y = x, ascending:
+  // y_i = D_i^-1 (x_i - sum_j L_ij y_j); `finished(i, yi)` receives each row's result.
+  template <typename Finished>
+  void forward_rows(int begin, int end, const VecX& x,
+                    const std::vector<BodyBlock>& diagonal_inverse, VecX& y,
+                    Finished&& finished) const;
   // Rows [begin, end) of a backward sweep (D + L^T) t = x, descending, by rows of L^T:
   // t_i = D_i^-1 (x_i - sum_j L_ji^T t_j), reading the transposed copy upper_;
   // `finished(i, coupled)` receives each row's coupled = sum_j L_ji^T t_j.
