@@ -115,16 +115,16 @@ void BodySpaceOperator<R>::build_pattern() {
   diagonal_.assign(static_cast<std::size_t>(bodies_), BodyBlock::Identity());
   lower_.assign(lower_column_.size(), BodyBlock::Zero());
   // The transposed pattern (a counting sort of the lower blocks by column, stable in row order
-  // so that each upper row's columns ascend).
+  // so that each upper row's columns ascend), its rows stored last row first.
   upper_start_.assign(static_cast<std::size_t>(bodies_) + 1, 0);
-  for (const int j : lower_column_) ++upper_start_[j + 1];
+  for (const int j : lower_column_) ++upper_start_[upper_row(j) + 1];
   for (int i = 0; i < bodies_; ++i) upper_start_[i + 1] += upper_start_[i];
   upper_column_.resize(lower_column_.size());
   upper_source_.resize(lower_column_.size());
   std::vector<int> fill(upper_start_.begin(), upper_start_.end() - 1);
   for (int i = 0; i < bodies_; ++i) {
     for (int n = lower_start_[i]; n < lower_start_[i + 1]; ++n) {
-      const int slot = fill[lower_column_[n]]++;
+      const int slot = fill[upper_row(lower_column_[n])]++;
       upper_column_[slot] = i;
       upper_source_[slot] = n;
     }
@@ -259,14 +259,24 @@ void BodySpaceOperator<R>::in_sweep_order(bool forward, Rows&& rows,
 }
 
 template <int R>
+inline typename BodySpaceOperator<R>::BodyVector BodySpaceOperator<R>::row_product(
+    int begin, int end, const std::vector<BodyBlock>& blocks, const std::vector<int>& column,
+    const VecX& v) {
+  BodyVector sum = BodyVector::Zero();
+  for (int n = begin; n < end; ++n)
+    sum.noalias() += blocks[n] * v.template segment<R>(R * column[n]);
+  return sum;
+}
+
+template <int R>
 template <typename Finished>
 void BodySpaceOperator<R>::backward_rows(int begin, int end, const VecX& x,
                                          const std::vector<BodyBlock>& diagonal_inverse, VecX& t,
                                          Finished&& finished) const {
   for (int i = end - 1; i >= begin; --i) {
-    BodyVector coupled = BodyVector::Zero();
-    for (int n = upper_start_[i]; n < upper_start_[i + 1]; ++n)
-      coupled.noalias() += upper_[n] * t.template segment<R>(R * upper_column_[n]);
+    const int row = upper_row(i);
+    const BodyVector coupled =
+        row_product(upper_start_[row], upper_start_[row + 1], upper_, upper_column_, t);
     const BodyVector ti = diagonal_inverse[i] * (x.template segment<R>(R * i) - coupled);
     t.template segment<R>(R * i) = ti;
     finished(i, coupled);
@@ -279,9 +289,9 @@ void BodySpaceOperator<R>::forward_rows(int begin, int end, const VecX& x,
                                         const std::vector<BodyBlock>& diagonal_inverse, VecX& y,
                                         Finished&& finished) const {
   for (int i = begin; i < end; ++i) {
-    BodyVector v = x.template segment<R>(R * i);
-    for (int n = lower_start_[i]; n < lower_start_[i + 1]; ++n)
-      v.noalias() -= lower_[n] * y.template segment<R>(R * lower_column_[n]);
+    const BodyVector v =
+        x.template segment<R>(R * i) -
+        row_product(lower_start_[i], lower_start_[i + 1], lower_, lower_column_, y);
     const BodyVector yi = diagonal_inverse[i] * v;
     y.template segment<R>(R * i) = yi;
     finished(i, yi);

@@ -150,6 +150,9 @@ class BodySpaceOperator {
   // the ranges first, the backward order the separators first.
   template <typename Rows, typename Separators>
   void in_sweep_order(bool forward, Rows&& rows, Separators&& separators) const;
+  // sum over n in [begin, end) of blocks[n] v_column[n] (a row of L or of L^T).
+  static BodyVector row_product(int begin, int end, const std::vector<BodyBlock>& blocks,
+                                const std::vector<int>& column, const VecX& v);
   // Rows [begin, end) of a forward sweep (D + L) y = x, ascending:
   // y_i = D_i^-1 (x_i - sum_j L_ij y_j); `finished(i, yi)` receives each row's result.
   template <typename Finished>
@@ -210,6 +213,13 @@ class BodySpaceOperator {
   // L^T by rows (row i: L_ji^T for j > i, columns ascending), a copy of the lower blocks made
   // at each assembly, so that the backward sweep gathers like the forward one instead of
   // scattering into earlier rows (measured: the scattering sweep cost 1.1 products).
+  // Its rows are stored last row first (row i at upper_row(i)), so that the descending
+  // backward sweep reads them in ascending memory order, as the forward sweep reads the lower
+  // blocks: the hardware prefetchers follow ascending streams. Measured on the benchmark's 1e5
+  // spheres (1 thread, AMD EPYC VM, stop 36): the backward sweep had taken 2.8x the forward
+  // sweep's time with the rows in body order; stored reversed, the two take the same, and the
+  // Gauss-Seidel solve 60.9 s -> 39.7 s for the same 3,101 iterations.
+  int upper_row(int i) const { return bodies_ - 1 - i; }
   std::vector<int> upper_start_;
   std::vector<int> upper_column_;
   std::vector<int> upper_source_;  // the lower block each upper block is the transpose of
