@@ -156,9 +156,45 @@ void BodySpaceOperator<R>::assemble() {
     }
     diagonal_[i] = diagonal;
   }
+}
+
+template <int R>
+bool BodySpaceOperator<R>::scale_to_unit_diagonal() {
+  factor_inverse_.resize(static_cast<std::size_t>(bodies_));
+  scaled_lower_.resize(lower_.size());
+  bool positive = true;
+#pragma omp parallel for schedule(static) if (bodies_ > kParallelBodies) reduction(&& : positive)
+  for (int i = 0; i < bodies_; ++i) {
+    const Eigen::LLT<BodyBlock> factor(diagonal_[i]);
+    positive = positive && factor.info() == Eigen::Success;
+    factor_inverse_[i] = factor.matrixL().solve(BodyBlock::Identity());
+  }
+  if (!positive) return false;
+#pragma omp parallel for schedule(static) if (bodies_ > kParallelBodies)
+  for (int i = 0; i < bodies_; ++i) {
+    for (int n = lower_start_[i]; n < lower_start_[i + 1]; ++n) {
+      scaled_lower_[n].noalias() =
+          factor_inverse_[i] * lower_[n] * factor_inverse_[lower_column_[n]].transpose();
+    }
+  }
 #pragma omp parallel for schedule(static) if (bodies_ > kParallelBodies)
   for (int n = 0; n < static_cast<int>(upper_.size()); ++n)
-    upper_[n] = lower_[upper_source_[n]].transpose();
+    upper_[n] = scaled_lower_[upper_source_[n]].transpose();
+  return true;
+}
+
+template <int R>
+void BodySpaceOperator<R>::scale(const VecX& x, bool transposed, VecX& y) const {
+  y.resize(size());
+#pragma omp parallel for schedule(static) if (bodies_ > kParallelBodies)
+  for (int i = 0; i < bodies_; ++i) {
+    if (transposed) {
+      y.template segment<R>(R * i).noalias() =
+          factor_inverse_[i].transpose() * x.template segment<R>(R * i);
+    } else {
+      y.template segment<R>(R * i).noalias() = factor_inverse_[i] * x.template segment<R>(R * i);
+    }
+  }
 }
 
 // K p from the assembled blocks, rows split into one contiguous range per thread (balanced by
@@ -289,52 +325,44 @@ inline typename BodySpaceOperator<R>::BodyVector BodySpaceOperator<R>::row_produ
 
 template <int R>
 template <typename Finished>
-void BodySpaceOperator<R>::backward_rows(int begin, int end, const VecX& x,
-                                         const std::vector<BodyBlock>& diagonal_inverse, VecX& t,
+void BodySpaceOperator<R>::backward_rows(int begin, int end, const VecX& x, VecX& t,
                                          Finished&& finished) const {
   for (int i = end - 1; i >= begin; --i) {
     const int row = upper_row(i);
     const BodyVector coupled =
         row_product(upper_start_[row], upper_start_[row + 1], upper_, upper_column_, t);
-    const BodyVector ti = diagonal_inverse[i] * (x.template segment<R>(R * i) - coupled);
-    t.template segment<R>(R * i) = ti;
+    t.template segment<R>(R * i) = x.template segment<R>(R * i) - coupled;
     finished(i, coupled);
   }
 }
 
 template <int R>
 template <typename Finished>
-void BodySpaceOperator<R>::forward_rows(int begin, int end, const VecX& x,
-                                        const std::vector<BodyBlock>& diagonal_inverse, VecX& y,
+void BodySpaceOperator<R>::forward_rows(int begin, int end, const VecX& x, VecX& y,
                                         Finished&& finished) const {
   for (int i = begin; i < end; ++i) {
-    const BodyVector v =
+    const BodyVector yi =
         x.template segment<R>(R * i) -
-        row_product(lower_start_[i], lower_start_[i + 1], lower_, lower_column_, y);
-    const BodyVector yi = diagonal_inverse[i] * v;
+        row_product(lower_start_[i], lower_start_[i + 1], scaled_lower_, lower_column_, y);
     y.template segment<R>(R * i) = yi;
     finished(i, yi);
   }
 }
 
 template <int R>
-void BodySpaceOperator<R>::forward_sweep(const VecX& x,
-                                         const std::vector<BodyBlock>& diagonal_inverse,
-                                         VecX& y) const {
+void BodySpaceOperator<R>::forward_sweep(const VecX& x, VecX& y) const {
   y.resize(size());
   auto rows = [&](int, int begin, int end) {
-    forward_rows(begin, end, x, diagonal_inverse, y, [](int, const BodyVector&) {});
+    forward_rows(begin, end, x, y, [](int, const BodyVector&) {});
   };
   in_sweep_order(true, rows, [&](int begin, int end) { rows(-1, begin, end); });
 }
 
 template <int R>
-void BodySpaceOperator<R>::backward_sweep(const VecX& x,
-                                          const std::vector<BodyBlock>& diagonal_inverse,
-                                          VecX& y) const {
+void BodySpaceOperator<R>::backward_sweep(const VecX& x, VecX& y) const {
   y.resize(size());
   auto rows = [&](int, int begin, int end) {
-    backward_rows(begin, end, x, diagonal_inverse, y, [](int, const BodyVector&) {});
+    backward_rows(begin, end, x, y, [](int, const BodyVector&) {});
   };
   in_sweep_order(false, rows, [&](int begin, int end) { rows(-1, begin, end); });
 }
@@ -366,17 +394,16 @@ void BodySpaceOperator<R>::apply_upper(const VecX& x, VecX& y) const {
 }
 
 template <int R>
-double BodySpaceOperator<R>::apply_split_newton_matrix(
-    const VecX& p, const std::vector<BodyBlock>& diagonal_inverse, VecX& kp) const {
+double BodySpaceOperator<R>::apply_split_newton_matrix(const VecX& p, VecX& kp) const {
   kp.resize(size());
-  VecX& upper = sweep_upper_;            // t = (D + L^T)^-1 p
-  VecX& lower = sweep_lower_;            // (D + L)^-1 (p - D t)
-  VecX& difference = sweep_difference_;  // p - D t = L^T t
+  VecX& upper = sweep_upper_;            // t = (I + L^T)^-1 p
+  VecX& lower = sweep_lower_;            // (I + L)^-1 (p - t)
+  VecX& difference = sweep_difference_;  // p - t = L^T t
   upper.resize(size());
   lower.resize(size());
   difference.resize(size());
   auto backward = [&](int, int begin, int end) {
-    backward_rows(begin, end, p, diagonal_inverse, upper, [&](int i, const BodyVector& coupled) {
+    backward_rows(begin, end, p, upper, [&](int i, const BodyVector& coupled) {
       difference.template segment<R>(R * i) = coupled;
     });
   };
@@ -385,7 +412,7 @@ double BodySpaceOperator<R>::apply_split_newton_matrix(
   std::vector<double> partial(static_cast<std::size_t>(parts) + 1, 0.0);
   auto forward = [&](int t, int begin, int end) {
     double curvature = 0.0;
-    forward_rows(begin, end, difference, diagonal_inverse, lower, [&](int i, const BodyVector& li) {
+    forward_rows(begin, end, difference, lower, [&](int i, const BodyVector& li) {
       const BodyVector ki = upper.template segment<R>(R * i) + li;
       kp.template segment<R>(R * i) = ki;
       curvature += p.template segment<R>(R * i).dot(ki);

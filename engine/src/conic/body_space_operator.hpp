@@ -112,23 +112,29 @@ class BodySpaceOperator {
 
   // With K assembled, K = L + D + L^T (D its body blocks, L the strictly lower blocks in the
   // operator's body order): the pieces of the symmetric Gauss-Seidel preconditioner
-  // (D + L) D^-1 (D + L^T) in Eisenstat's split form (body_space_system.cpp). diagonal_inverse:
-  // D^-1 per body. Each sweep reads every lower block once; the ranges of sweep_parts run in
-  // parallel, the separators alone (their rows are under 1 % at two parts).
-  const std::vector<BodyBlock>& diagonal() const { return diagonal_; }
-  // y = (D + L)^-1 x.
-  void forward_sweep(const VecX& x, const std::vector<BodyBlock>& diagonal_inverse, VecX& y) const;
-  // y = (D + L^T)^-1 x.
-  void backward_sweep(const VecX& x, const std::vector<BodyBlock>& diagonal_inverse, VecX& y) const;
-  // y = (D + L) x and y = (D + L^T) x.
+  // (D + L) D^-1 (D + L^T) in Eisenstat's split form (body_space_system.cpp), on K scaled to
+  // unit diagonal blocks: with D_i = C_i C_i^T (Cholesky), K^ = C^-1 K C^-T = I + L^ + L^T^,
+  // L^_ij = C_i^-1 L_ij C_j^-T, and (D + L) D^-1 (D + L^T) = C (I + L^) (I + L^T^) C^T, the same
+  // preconditioner. Why scaled: the sweeps then need no D_i^-1 per row (72 B and a 3 x 3
+  // product fewer per row and sweep) and the CG's preconditioner is the identity.
+  // scale_to_unit_diagonal (after each set_d_inverse): C^-1 and L^; false where a D_i is not
+  // positive definite. Each sweep reads every lower block once; the ranges of sweep_parts run
+  // in parallel, the separators alone (their rows are under 1 % at two parts).
+  bool scale_to_unit_diagonal();
+  // y = C^-1 x, or C^-T x when transposed.
+  void scale(const VecX& x, bool transposed, VecX& y) const;
+  // y = (I + L^)^-1 x.
+  void forward_sweep(const VecX& x, VecX& y) const;
+  // y = (I + L^T^)^-1 x.
+  void backward_sweep(const VecX& x, VecX& y) const;
+  // y = (D + L) x and y = (D + L^T) x (unscaled).
   void apply_lower(const VecX& x, VecX& y) const;
   void apply_upper(const VecX& x, VecX& y) const;
-  // Eisenstat's product (Eisenstat 1981): kp = (D + L)^-1 K (D + L^T)^-1 p from one backward
-  // and one forward sweep and no product with K, as K = (D + L) + (D + L^T) - D gives
-  // kp = t + (D + L)^-1 (p - D t) with t = (D + L^T)^-1 p, and the backward sweep forms L^T t on
-  // its way. Returns p^T kp.
-  double apply_split_newton_matrix(const VecX& p, const std::vector<BodyBlock>& diagonal_inverse,
-                                   VecX& kp) const;
+  // Eisenstat's product (Eisenstat 1981): kp = (I + L^)^-1 K^ (I + L^T^)^-1 p from one backward
+  // and one forward sweep and no product with K^, as K^ = (I + L^) + (I + L^T^) - I gives
+  // kp = t + (I + L^)^-1 (p - t) with t = (I + L^T^)^-1 p, and the backward sweep forms
+  // L^T^ t = p - t on its way. Returns p^T kp.
+  double apply_split_newton_matrix(const VecX& p, VecX& kp) const;
 
  private:
   using Side = Eigen::Matrix<double, R, 3>;
@@ -153,19 +159,15 @@ class BodySpaceOperator {
   // sum over n in [begin, end) of blocks[n] v_column[n] (a row of L or of L^T).
   static BodyVector row_product(int begin, int end, const std::vector<BodyBlock>& blocks,
                                 const std::vector<int>& column, const VecX& v);
-  // Rows [begin, end) of a forward sweep (D + L) y = x, ascending:
-  // y_i = D_i^-1 (x_i - sum_j L_ij y_j); `finished(i, yi)` receives each row's result.
+  // Rows [begin, end) of a forward sweep (I + L^) y = x, ascending:
+  // y_i = x_i - sum_j L^_ij y_j; `finished(i, yi)` receives each row's result.
   template <typename Finished>
-  void forward_rows(int begin, int end, const VecX& x,
-                    const std::vector<BodyBlock>& diagonal_inverse, VecX& y,
-                    Finished&& finished) const;
-  // Rows [begin, end) of a backward sweep (D + L^T) t = x, descending, by rows of L^T:
-  // t_i = D_i^-1 (x_i - sum_j L_ji^T t_j), reading the transposed copy upper_;
-  // `finished(i, coupled)` receives each row's coupled = sum_j L_ji^T t_j.
+  void forward_rows(int begin, int end, const VecX& x, VecX& y, Finished&& finished) const;
+  // Rows [begin, end) of a backward sweep (I + L^T^) t = x, descending, by rows of L^T^:
+  // t_i = x_i - sum_j L^_ji^T t_j, reading the transposed copy upper_;
+  // `finished(i, coupled)` receives each row's coupled = sum_j L^_ji^T t_j.
   template <typename Finished>
-  void backward_rows(int begin, int end, const VecX& x,
-                     const std::vector<BodyBlock>& diagonal_inverse, VecX& t,
-                     Finished&& finished) const;
+  void backward_rows(int begin, int end, const VecX& x, VecX& t, Finished&& finished) const;
   // Pass 2 of the products: out_b = sum over the sides j of body b of side(j), plus p_b when
   // given; returns p^T out when p is given.
   template <typename SideValue>
@@ -210,9 +212,13 @@ class BodySpaceOperator {
   // the contributions to bodies below its rows (added by their own threads after a barrier).
   mutable std::vector<int> thread_begin_, thread_reach_;
   mutable std::vector<VecX> spill_;
-  // L^T by rows (row i: L_ji^T for j > i, columns ascending), a copy of the lower blocks made
-  // at each assembly, so that the backward sweep gathers like the forward one instead of
-  // scattering into earlier rows (measured: the scattering sweep cost 1.1 products).
+  // K scaled to unit diagonal blocks for the sweeps (scale_to_unit_diagonal): C_i^-1 per body
+  // and L^ in the pattern of lower_.
+  std::vector<BodyBlock> factor_inverse_;
+  std::vector<BodyBlock> scaled_lower_;
+  // L^T^ by rows (row i: L^_ji^T for j > i, columns ascending), a copy of the scaled lower
+  // blocks made at each scale_to_unit_diagonal, so that the backward sweep gathers like the forward
+  // one instead of scattering into earlier rows (measured: the scattering sweep cost 1.1 products).
   // Its rows are stored last row first (row i at upper_row(i)), so that the descending
   // backward sweep reads them in ascending memory order, as the forward sweep reads the lower
   // blocks: the hardware prefetchers follow ascending streams. Measured on the benchmark's 1e5
