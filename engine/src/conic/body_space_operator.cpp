@@ -23,6 +23,22 @@ inline Vec3 cone_segment(const VecX& v, int offset, int dim) {
   return out;
 }
 
+// Asks for the block kPrefetchBlocks ahead of n (or the last one).
+template <typename Block>
+inline void prefetch_ahead(const std::vector<Block>& blocks, int n) {
+  // The blocks are read in ascending memory order in both sweeps and in the assembled product, yet
+  // the loads of the blocks stalled (`perf annotate`: most samples on the instructions after them):
+  // the sweep reads several streams at once (blocks, columns, vectors, then the diagonal inverses),
+  // and the hardware prefetcher alone does not run far enough ahead. A software prefetch
+  // kPrefetchBlocks blocks ahead (about 2.3 KB, a few rows) measured on the benchmark's 1e5 spheres
+  // (1 thread, AMD EPYC VM, stop 36): 38.9 s -> 33.2 s (8 blocks ahead: 38.4 s; 64 and
+  // 128: 32.6-33.4 s; prefetching the diagonal inverses as well: no change); the assembled
+  // product with the body blocks 62.3 s -> 58.6-60.4 s (its 8,757 iterations).
+  constexpr std::size_t kPrefetchBlocks = 32;
+  __builtin_prefetch(blocks.data() +
+                     std::min(static_cast<std::size_t>(n) + kPrefetchBlocks, blocks.size() - 1));
+}
+
 }  // namespace
 
 template <int R>
@@ -246,6 +262,7 @@ double BodySpaceOperator<R>::apply_assembled(const VecX& p, VecX& kp) const {
       const BodyVector own = diagonal_[i] * pi;
       BodyVector coupled = BodyVector::Zero();
       for (int n = lower_start_[i]; n < lower_start_[i + 1]; ++n) {
+        prefetch_ahead(lower_, n);
         const int j = lower_column_[n];
         coupled.noalias() += lower_[n] * p.template segment<R>(R * j);
         const BodyVector back = lower_[n].transpose() * pi;
@@ -298,21 +315,12 @@ template <int R>
 inline typename BodySpaceOperator<R>::BodyVector BodySpaceOperator<R>::row_product(
     int begin, int end, const std::vector<BodyBlock>& blocks, const std::vector<int>& column,
     const VecX& v) {
-  // The blocks are read in ascending memory order in both sweeps, yet the loads of the blocks
-  // stalled (`perf annotate`: most samples on the instructions after them): the sweep reads
-  // several streams at once (blocks, columns, diagonal inverses, vectors), and the hardware
-  // prefetcher alone does not run far enough ahead. A software prefetch kPrefetchBlocks
-  // blocks ahead (about 2.3 KB, a few rows) measured on the benchmark's 1e5 spheres (1 thread,
-  // AMD EPYC VM, stop 36): 38.9 s -> 33.2 s (8 blocks ahead: 38.4 s; 64 and 128: 32.6-33.4 s;
-  // prefetching the diagonal inverses as well: no change).
-  constexpr int kPrefetchBlocks = 32;
-  const int last = static_cast<int>(blocks.size()) - 1;
   std::array<double, R> sum{};
   const double* values = v.data();
   const int* columns = column.data();
   const BodyBlock* block = blocks.data();
   for (int n = begin; n < end; ++n) {
-    __builtin_prefetch(block + std::min(n + kPrefetchBlocks, last));
+    prefetch_ahead(blocks, n);
     const double* b = block[n].data();  // column-major
     const double* y = values + R * columns[n];
     for (int c = 0; c < R; ++c) {
