@@ -257,7 +257,8 @@ BOOST_AUTO_TEST_CASE(assembled_product_on_threads_agrees_with_the_matrix_free_on
     BOOST_TEST((velocities[k] - velocities[0]).norm() <= 1e-3 * problem.q.norm(), "run " << k);
   }
   // Gauss-Seidel sees the couplings the body blocks leave to the Krylov space: measured 74
-  // (one thread) and 91 (two: the separators, 5 % of this small lattice's bodies, go last)
+  // (one thread) and 94 (two: the separators, 5 % of this small lattice's bodies, go last; 91
+  // before stop 36's stopping norm every 16 iterations)
   // against 215 Krylov iterations. A wrong sweep makes the preconditioner unsymmetric or not
   // K's, which CG shows in its count (or its curvature) long before the velocities.
   BOOST_TEST(krylov[4] < 0.5 * krylov[0]);
