@@ -254,6 +254,10 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
     w_.resize(0);  // a new matrix: no warm start from the last one
     if (!set_d_inverse(scaling_squared)) return false;
     operator_.set_d_inverse(d_inverse_);
+    polish_ready_.reset();
+    fallback_ready_.reset();
+    // Gauss-Seidel factors the body blocks itself (its scaling to unit diagonal blocks).
+    if (gauss_seidel_) return operator_.scale_to_unit_diagonal();
     const std::vector<BodyBlock> blocks = operator_.body_blocks();
     const int bodies = static_cast<int>(blocks.size());
     body_preconditioner_.resize(blocks.size());
@@ -264,9 +268,6 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
       positive = positive && factor.info() == Eigen::Success;
       body_preconditioner_[b] = factor.solve(BodyBlock::Identity());
     }
-    if (positive && gauss_seidel_) positive = operator_.scale_to_unit_diagonal();
-    polish_ready_.reset();
-    fallback_ready_.reset();
     return positive;
   }
 
@@ -365,8 +366,8 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
   // iterations, 6 % less time there and on the trench's 4,800 spheres at 1e-5 (stop 36).
   //
   // The same CG runs on a transformed system where `product` and `residual_norm` say so
-  // (split_conjugate_gradient): `blocks` is its block preconditioner, residual_norm(r) the
-  // stopping test's |F^T r| of the original system from the recurrence's r.
+  // (split_conjugate_gradient): `blocks` is its block preconditioner (none: the identity),
+  // residual_norm(r) the stopping test's |F^T r| of the original system from the recurrence's r.
   template <typename Product, typename ResidualNorm>
   bool conjugate_gradient(double tolerance, const std::vector<BodyBlock>& blocks, Product&& product,
                           ResidualNorm&& residual_norm, VecX& w, VecX& r, int& iterations) const {
@@ -440,37 +441,34 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
     return ok;
   }
 
-  // z = P r with the body blocks P (none: the identity); returns r^T z.
+  // z_b = P_b r_b with the body blocks P (none: the identity); returns r_b^T z_b.
+  static double precondition_body(const std::vector<BodyBlock>& blocks, int b, const VecX& r,
+                                  VecX& z) {
+    const auto rb = r.template segment<R>(R * b);
+    if (blocks.empty()) {
+      z.template segment<R>(R * b) = rb;
+    } else {
+      z.template segment<R>(R * b).noalias() = blocks[b] * rb;
+    }
+    return rb.dot(z.template segment<R>(R * b));
+  }
+
+  // z = P r; returns r^T z.
   double precondition(const std::vector<BodyBlock>& blocks, const VecX& r, VecX& z) const {
     z.resize(r.size());
-    const int bodies = static_cast<int>(r.size()) / R;
-    return ordered_parallel_sum(bodies, kParallelBodies, [&](int b) {
-      const auto rb = r.template segment<R>(R * b);
-      if (blocks.empty()) {
-        z.template segment<R>(R * b) = rb;
-      } else {
-        z.template segment<R>(R * b).noalias() = blocks[b] * rb;
-      }
-      return rb.dot(z.template segment<R>(R * b));
-    });
+    return ordered_parallel_sum(static_cast<int>(r.size()) / R, kParallelBodies,
+                                [&](int b) { return precondition_body(blocks, b, r, z); });
   }
 
   // One CG update in one pass over the bodies: w += step d, r -= step K d, z = P r; returns
   // r^T z.
   double update(const std::vector<BodyBlock>& blocks, double step, const VecX& direction,
                 const VecX& kp, VecX& w, VecX& r, VecX& z) const {
-    const int bodies = static_cast<int>(r.size()) / R;
-    return ordered_parallel_sum(bodies, kParallelBodies, [&](int b) {
+    return ordered_parallel_sum(static_cast<int>(r.size()) / R, kParallelBodies, [&](int b) {
       const int first = R * b;
       w.template segment<R>(first) += step * direction.template segment<R>(first);
       r.template segment<R>(first) -= step * kp.template segment<R>(first);
-      const auto rb = r.template segment<R>(first);
-      if (blocks.empty()) {
-        z.template segment<R>(first) = rb;
-      } else {
-        z.template segment<R>(first).noalias() = blocks[b] * rb;
-      }
-      return rb.dot(z.template segment<R>(first));
+      return precondition_body(blocks, b, r, z);
     });
   }
 
@@ -489,9 +487,10 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
   BodySpaceOperator<R> operator_;
   OrderedCompactHessian<R> ordered_hessian_;
   ConicQp ordered_problem_;  // the cone variables in operator_'s order, N through operator_
-  std::vector<BodyBlock> body_preconditioner_;  // (I + sum_k F_bk D_k^-1 F_bk^T)^-1
-  std::unique_ptr<NewtonSystem> polish_;        // CG in the cone variables, the problem's N
-  std::unique_ptr<NewtonSystem> fallback_;      // CG in the cone variables, operator_'s order
+  // (I + sum_k F_bk D_k^-1 F_bk^T)^-1, for the body-block preconditioner alone
+  std::vector<BodyBlock> body_preconditioner_;
+  std::unique_ptr<NewtonSystem> polish_;    // CG in the cone variables, the problem's N
+  std::unique_ptr<NewtonSystem> fallback_;  // CG in the cone variables, operator_'s order
   std::optional<bool> polish_ready_, fallback_ready_;  // set_scaling's result, once called
   bool reached_ = true;
   bool use_cone_variables_ = false;  // after a body-space solve that hit the cap
