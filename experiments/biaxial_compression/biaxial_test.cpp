@@ -122,8 +122,8 @@ const QuasiStaticReport* solve_load(QuasiStaticDriver& driver, const LoadStep& l
 
 namespace {
 
-// The fields of a TestPoint in a checkpoint, in this order (checkpoints before 25 Nov, stop 24,
-// lack the last: read as 0).
+// The fields of a TestPoint in a checkpoint, in this order (a checkpoint without the last
+// field reads it as 0).
 nlohmann::json point_json(const TestPoint& p) {
   return nlohmann::json::array({p.step,
                                 p.axial_strain,

@@ -44,10 +44,10 @@ struct Scale {
 };
 
 // Full: Sec. 4.4.1's 1,520 particles, 150 load steps, four stiffnesses. Its pour is 72 m (disks)
-// to 123 m (non-convex) tall (README.md "Quick and full scale"), whose top row lands after
-// sqrt(2 h / g) = 3.8-5.0 s: 2 s of settling left the polygon samples falling at a mean 14 m/s
-// and their consolidation without equilibrium after 300 servo steps, so the full scale settles
-// for at most 10 s and consolidates for at most 1,000 steps (both end earlier at rest).
+// to 123 m (non-convex) tall (README.md "Preparation"), whose top row lands after
+// sqrt(2 h / g) = 3.8-5.0 s: 2 s of settling leaves the polygon samples falling at a mean
+// 14 m/s and their consolidation without equilibrium after 300 servo steps, so the full scale
+// settles for at most 10 s and consolidates for at most 1,000 steps (both end earlier at rest).
 Scale scale_of(const moreau::ExperimentArguments& args) {
   if (args.full()) return {1520, 150, {kRigid, 1e8, 1e6, 1e5}, 10.0, 1000};
   return {40, 30, {kRigid, 1e8, 1e5}, 2.0, 300};  // README.md: quick scale
@@ -155,7 +155,7 @@ void record_run(ExperimentResults& results, const Outcome& o) {
 
 int main(int argc, char** argv) {
   try {
-    // --resume: README.md, "Running the full scale across sessions".
+    // --resume: README.md, "Resuming from checkpoints".
     const bool resume = take_flag(argc, argv, "--resume");
     const moreau::ExperimentArguments args =
         moreau::ExperimentArguments::parse(argc, argv, "biaxial_compression");
@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
       if (!std::isinf(k))
         results.measure("characteristic overlap sigma_3 d / k_N at k_N = " + stiffness_label(k),
                         kConfiningStress * diameter / k, "m", "d = 1 m mean diameter");
-    // Diagnostics and parallel runs (README.md "Running the full scale across sessions"):
+    // Diagnostics and parallel runs (README.md "Resuming from checkpoints"):
     // MOREAU_BIAXIAL_ONLY=PREFIX runs only the curves whose checkpoint name (e.g.
     // non_convex_kinf) starts with PREFIX, and the samples they need; the checks are then not
     // evaluated and no results.json is written.

@@ -1,10 +1,9 @@
 #pragma once
 // Checkpoints of the long runs of the variational experiments (biaxial_compression, whose
 // directory holds this file, and column_drop, which compiles it too), so that a published-scale
-// run (hours to days on the 2-core VM, processes killed at every session's end) continues
-// across processes: `--resume` starts every piece (a preparation, a test, a release) from the
-// latest checkpoint of its own and reads back the pieces already finished (README.md of each,
-// "Running the full scale across sessions").
+// run (hours to days of one core) continues across processes: `--resume` starts every piece (a
+// preparation, a test, a release) from the latest checkpoint of its own and reads back the
+// pieces already finished (README.md of each, "Resuming from checkpoints").
 //
 // A checkpoint is a directory (one per sample preparation, one per test of a family at one
 // k_N) holding state.json, written last and renamed into place, which names the world state

@@ -29,9 +29,9 @@ namespace {
 // contacts of a particle, so its factorization grows with the cube of the contacts per particle,
 // and the vertex-within-margin rule at this margin gives a settled non-convex particle about 55
 // contact ends (1,093 contacts for 40 particles, 55% of them open by more than 0.05 m): the
-// non-convex settling took 50 s against 5.5 s in the body space (README.md "Cost"). Same
-// equations (eq. 4.15); the packing differs by round-off only (where the body space stalls, the
-// core falls back to the cone variables, docs/variational.md "Cost").
+// quick non-convex settling takes 50 s against 5.5 s in the body space (README.md
+// "Preparation"). Same equations (eq. 4.15); the packing differs by round-off only (where the
+// body space stalls, the core falls back to the cone variables, docs/variational.md "Cost").
 constexpr bool kBodySpace = true;
 
 constexpr double kGravity = 9.81;  // m/s^2, settling only
@@ -141,8 +141,9 @@ double largest_speed(const World& world) {
 // the g dt gravity adds). Two particles that approach head-on then close at most the margin, so
 // no pair the collision detection left out can meet within the step. Without it the rows of a
 // tall pour land at up to sqrt(2 g h): 38 m/s at the top of the 123 m non-convex pour of the
-// full scale, 0.38 m per 0.01 s step against the 0.15 m margin, and the stop-21 sample of 1,520
-// non-convex particles kept two of them interlocked 0.16 m deep (README.md "Sample").
+// full scale, 0.38 m per 0.01 s step against the 0.15 m margin; with such steps a sample of
+// 1,520 non-convex particles keeps two of them interlocked 0.16 m deep (README.md
+// "Preparation").
 double settling_step(const World& world, double longest) {
   double speed = 0.0;
   for (const RigidBody& b : world.bodies) {

@@ -26,9 +26,8 @@ struct SampleOptions {
   double settle_step = 0.01;  // s
   double stress = 125.0;      // N/m^2: servo consolidation stress on top and right walls
   // Most servo steps (settle_step each). 300 (3 s): the 500- and 1,520-disk samples come to rest
-  // in about 200 steps, the quick disk and angular ones in 30-120; the quick non-convex sample
-  // never does (README.md), and the quick ctest budget affords no more. The full scale's
-  // polygon samples need more (main.cpp, README.md).
+  // in about 200 steps, the quick samples in 30-120, and the quick ctest budget affords no
+  // more. The full scale's polygon samples need more (main.cpp, README.md).
   long max_servo_steps = 300;
 };
 

@@ -26,9 +26,9 @@ TrenchConfig scale_config(const std::string& scale, bool complete) {
       c.pgj_duration = end;
       c.pgj_coarse_duration = end;
     } else {
-      // The main job: what about two hours of one core buy at this scale (README.md, "Cost
-      // at the published scale", measured): the start of the ploughing from the settled
-      // packing, DEM and IPM 1e-3 over 0.1 s and IPM 1e-5 over 0.05 s. Table 1's cost
+      // The main job (README.md, "Scales"): the start of the ploughing from the settled
+      // packing, DEM and IPM 1e-3 over 0.1 s and IPM 1e-5 over 0.05 s, what fits the main
+      // job's budget at this scale. Table 1's cost
       // columns (Krylov iterations per step, error) at the published size; the steady part
       // is not reached, so the draft checks are not evaluated (NaN). `--complete` is the
       // configuration the claim needs.

@@ -29,7 +29,7 @@ struct TrenchConfig {
       moreau::conic::BodySpacePreconditioner::symmetric_gauss_seidel;
 };
 
-// Options that change the configuration of a scale (README.md, "Cost at the published scale").
+// Options that change the configuration of a scale (README.md, "Scales", size options).
 struct SizeOptions {
   // Another number of grains; 0: the scale's own. Quick: the trench grows in length and width
   // (both by sqrt(spheres / 300)), blade and fill depth fixed. Full: the published

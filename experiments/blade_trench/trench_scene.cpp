@@ -44,8 +44,8 @@ constexpr int kCacheVersion = 2;  // bump when the scene or the settling changes
 //    0.4 m fill) and at most 0.5 s: overlaps as the reference's (below 0.1%).
 // Random horizontal velocities of up to 0.5 m/s per component break the lattice: without them
 // it lands as stable columns of non-rotating spheres. Nonsmooth SHAKE with APGD (150
-// iterations per 2 ms step, also warm-started) did not bring the 0.4 m deep fill to rest:
-// 6,721 of 9,013 grains faster than 0.02 m/s after 1,379 steps.
+// iterations per 2 ms step, warm-started or not) does not bring the 0.4 m deep fill to rest:
+// 6,721 of 9,013 grains still faster than 0.02 m/s after 1,379 steps.
 constexpr double kSettledSpeed = 0.02;  // m/s
 constexpr double kSoftModulus = 1e6;    // Pa
 constexpr int kRampStages = 20;

@@ -58,7 +58,7 @@ struct Settled {
   bool from_cache = false;
 };
 
-// Pours the lattice into the trench and settles it with nonsmooth SHAKE (APGD), then writes
+// Pours the lattice into the trench and settles it with the penalty DEM, then writes
 // the state (grain velocities zeroed) to <cache>/trench_<tag>_settled.json; a valid file
 // there is reused. Throws moreau::SimulationError when the fill does not come to rest.
 Settled settled_trench(const TrenchGeometry& g, const std::filesystem::path& cache);

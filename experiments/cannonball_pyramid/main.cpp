@@ -314,7 +314,7 @@ void write_forces(std::ofstream& out, const std::string& variant, const MethodRe
 }
 
 
-// ---- Fidelity analysis of Table 1 (issue 14): readings, warm start, PGS orders ----
+// ---- Fidelity analysis of Table 1: readings, warm start, PGS orders ----
 
 double sphere_weight() { return kDensity * 4.0 / 3.0 * M_PI * std::pow(kRadius, 3) * kGravity; }
 
@@ -443,7 +443,8 @@ void measure_summary(ExperimentResults& results, const std::string& label, const
                   s.in_plane.contacts, "", note);
   results.measure(label + ": " + s.name + " in-plane load", s.in_plane.load, "sphere weights",
                   note);
-  // The readings table (README.md) for the uniform Hookean variant; all are in readings.csv.
+  // The readings of the floor reaction (README.md) for the uniform Hookean variant; all are in
+  // readings.csv.
   if (label != variant_name(Variant::uniform_hookean)) return;
   for (std::size_t k = 1; k < s.readings.size(); ++k)
     results.measure(label + ": " + s.name + " floor error, " + kFloorReadings[k].name,
@@ -500,7 +501,7 @@ double median_of(const std::vector<ClassicSummary>& rows, double ClassicSummary:
 }
 
 
-// CHOLMOD timings of the interior point truss solve (issue 14 part 4): per factorization of the
+// CHOLMOD timings of the interior point truss solve: per factorization of the
 // normal equations and per triangular solve, and the symbolic analysis.
 void measure_truss_timings(ExperimentResults& results, const std::string& label,
                            const std::string& name, const NoTensionTrussStats& truss) {
@@ -605,7 +606,7 @@ int main(int argc, char** argv) {
                 << dem.result.seconds << " s\n"
                 << std::flush;
       // The augmented Lagrangian comparison runs at the quick scale only: at the published
-      // scale, on the Hookean variant, it had not converged after 25 minutes (within its
+      // scale, on the Hookean variant, it does not converge within 25 minutes (within its
       // default limits of 60 x 200,000 APGD iterations), where the interior point method takes
       // seconds.
       const CdRun apgd = run_cd(base, variant, "apgd", cd_steps, cd_tolerance, truss_tolerance,
@@ -745,7 +746,7 @@ int main(int argc, char** argv) {
       }
     }
     {
-      // Bases between the quick and the published scale (issue 14): 10 at the quick scale, 10
+      // Bases between the quick and the published scale: 10 at the quick scale, 10
       // and 14 at the published one, where base 20 is the main run above.
       std::ofstream sweep_csv(args.output_directory + "/base_sweep.csv");
       sweep_csv.precision(10);

@@ -38,7 +38,8 @@ constexpr double kTheta = 0.7;
 constexpr double kTimeStep = 0.05;
 constexpr double kNormalStiffness = 1e8;
 constexpr long kPublishedParticles = 1520;
-constexpr long kQuickParticles = 16;  // one of each shape: a smoke test (README.md "Cost")
+// One of each shape: a smoke test (README.md "Quick and full scale").
+constexpr long kQuickParticles = 16;
 constexpr long kPublishedStepsFriction = 1600;      // Fig. 4.10: final configurations, mu = 0.5
 constexpr long kPublishedStepsFrictionless = 3200;  // Fig. 4.13, mu = 0
 // Choices (README.md "Scene"): mean diameter 1 m, density 1 kg/m^2. The time unit follows from
@@ -169,10 +170,10 @@ World column_world(const Setup& setup, const ShapeFamilies& shapes, Family famil
 // The Newton systems in the body space (3 unknowns per particle, K = I + F D^-1 F^T) instead of
 // the cone variables with N = theta dt^2 H^T M^-1 H assembled, whose factorization grows with the
 // cube of the contacts per particle: with the vertex-within-margin rule a non-convex particle has
-// tens of contact ends, and the cone variables made the 1,520-particle column days of one core
-// (README.md "Cost and the full run"). Same equations (eq. 4.15); the iterates agree to round-off
-// (docs/variational.md "Cost"), and where the body space stalls the core falls back to the cone
-// variables. Measured on this column: README.md "Body space".
+// tens of contact ends, which the cone variables factor in dense blocks. Same equations (eq.
+// 4.15); the iterates agree to round-off (docs/variational.md "Cost"), and where the body space
+// stalls the core falls back to the cone variables. Measured on this column: README.md, "Body
+// space" under "Scene".
 constexpr bool kBodySpace = true;
 
 VariationalOptions stepper_options(double margin, double theta) {
@@ -618,7 +619,7 @@ void check(ExperimentResults& results, const std::vector<Run>& runs, bool full) 
 
 int main(int argc, char** argv) {
   try {
-    // --resume: README.md, "Running the full scale across sessions".
+    // --resume: README.md, "Resuming from checkpoints".
     const bool resume = take_flag(argc, argv, "--resume");
     const ExperimentArguments args = ExperimentArguments::parse(argc, argv, "column_drop");
     Persistence persistence =

@@ -1,5 +1,5 @@
 # Resuming the column drop from its checkpoints repeats an uninterrupted run (README.md,
-# "Running the full scale across sessions"): the disk column of 16 particles run straight, and
+# "Resuming from checkpoints"): the disk column of 16 particles run straight, and
 # run again in three processes: killed (MOREAU_COLUMN_DROP_INTERRUPT_AFTER) in its settling,
 # then in its first release, then resumed to the end. series.csv (all but the wall-clock column),
 # snapshots.csv and profiles.csv must be the same, byte for byte.
@@ -8,12 +8,12 @@ file(REMOVE_RECURSE ${OUT})
 set(ENV{MOREAU_COLUMN_DROP_FAMILY} disk)
 set(common --scale quick --reference ${REFERENCE})
 execute_process(COMMAND ${EXE} ${common} --output ${OUT}/straight OUTPUT_QUIET ERROR_QUIET)
-foreach(stop 40 200)
-  set(ENV{MOREAU_COLUMN_DROP_INTERRUPT_AFTER} ${stop})
+foreach(interrupt_after 40 200)
+  set(ENV{MOREAU_COLUMN_DROP_INTERRUPT_AFTER} ${interrupt_after})
   execute_process(COMMAND ${EXE} ${common} --resume --output ${OUT}/resumed
                   RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
   if(rc EQUAL 0 OR NOT err MATCHES "interrupted")
-    message(FATAL_ERROR "the run stopped after ${stop} steps was not interrupted (${rc}): ${err}")
+    message(FATAL_ERROR "the run stopped after ${interrupt_after} steps was not interrupted (${rc}): ${err}")
   endif()
 endforeach()
 unset(ENV{MOREAU_COLUMN_DROP_INTERRUPT_AFTER})

@@ -1,5 +1,6 @@
 // FCLIB benchmark: every Coulomb solver of the suite on every problem of the FCLIB collection in
-// shared/data/fclib, at the two tolerances of Acary, Bremond & Huber (2018), 1e-4 and 1e-8.
+// the folder given by --data (CMake passes MOREAU_FCLIB_DATA), at the two tolerances of Acary,
+// Bremond & Huber (2018), 1e-4 and 1e-8.
 // Each file is solved exactly as `moreau fclib solve` does (read, reduce a global problem with
 // CHOLMOD, LocalSystem, make_solver, zero initial guess) and judged by the FCLIB natural-map
 // merit. See README.md for the columns, the limits and the checks.
@@ -40,7 +41,7 @@ const std::vector<std::string> kSolvers = {
     "ipm-direct",
 };
 // The solver checked to reach the FCLIB merit 1e-8 alone on every supported problem, at its
-// default options and the scale's iteration limit (README.md, "One solver for every file").
+// default options and the scale's iteration limit (README.md, "Known differences").
 constexpr const char* kSingleSolver = "newton";
 // The two accuracies of the FCLIB solver comparison (Acary, Bremond & Huber 2018).
 const std::vector<double> kTolerances = {1e-4, 1e-8};
@@ -60,8 +61,8 @@ struct Scale {
   int max_iterations;  // sweeps (PGS, NLGS) or iterations (PGJ, APGD), the same for every solver
 };
 
-// README.md, "Iteration limits": quick keeps `ctest -L quick` near 30 s and reaches 1e-8 on every
-// problem but spheres-in-a-box; full lets APGD finish that one too.
+// README.md, "Iteration limits": at quick, some first-order solver reaches 1e-8 on every problem
+// but spheres-in-a-box (newton reaches that one); full lets APGD finish it too.
 Scale scale_for(bool full) { return full ? Scale{100000} : Scale{10000}; }
 
 // --data DIR is this experiment's own argument; ExperimentArguments::parse rejects options it

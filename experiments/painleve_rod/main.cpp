@@ -194,7 +194,7 @@ double engine_mu_star(double theta) {
 // ---------------------------------------------------------------------------------------------
 
 // The same masses with t and o normalized, Q = [n, t/|t|, o/|o|] orthonormal (not published:
-// REPRODUCTION.md Sec. 3 asks to test the solvers on orthonormal frames as well). The analytic
+// the published frame is not orthonormal, so the solvers are also tested on one that is). The analytic
 // maximum-dissipation solver is checked against brute force and against the enumerated Coulomb
 // solutions, as on the published frame; x* and the objective are reported beside the
 // published-frame ones. The impulse in world coordinates is Q x; with Q orthonormal the

@@ -522,7 +522,10 @@ int main(int argc, char** argv) {
         std::any_of(specs.begin(), specs.end(), [](const SolverSpec& s) { return is_ipm(s.name); });
     bool ipm_faster_at_1e2 = have_ipm;
     std::string ipm_note;
-    double largest_ratio = 0.0;
+    double largest_ratio = std::numeric_limits<double>::quiet_NaN();
+    // PGJ that has not reached 5e-4 when its run ends (its cap, or the budget of ratio_budget)
+    // leaves only a lower bound of the ratio: the run measured its own budget, not the ratio.
+    Measured ratio_is = Measured::exact;
     std::string ratio_note = "no IPM solver in this build";
     bool larger_piles_stall = true;
     std::string stall_note;
@@ -683,6 +686,7 @@ int main(int argc, char** argv) {
           if (ipm_tight) {
             // Not reached by PGJ: its whole run is a lower bound of the time it would need.
             largest_ratio = (pgj_tight ? *pgj_tight : pgj_error.stats.wall_seconds) / *ipm_tight;
+            ratio_is = pgj_tight ? Measured::exact : Measured::lower_bound;
             ratio_note =
                 "on error(gamma, u): PGJ " +
                 (pgj_tight ? std::to_string(*pgj_tight) + " s"
@@ -724,7 +728,16 @@ int main(int argc, char** argv) {
     results.check("pgj_stalls_on_larger_piles", larger_piles_stall, stall_note);
     results.check("ipm_faster_than_pgj_at_1e-2", ipm_faster_at_1e2,
                   have_ipm ? ipm_note : "no IPM solver in this build");
-    results.check(ratio_check(full), largest_ratio, ratio_note);
+    // Our bound (100, the entry's reason) and the paper's own "more than 200 times" (Kleinert
+    // Sec. 5, Fig. 7c), each judged from the same ratio or bound.
+    const auto check_ratio = [&](const std::string& name) {
+      if (std::isnan(largest_ratio))
+        results.not_evaluated(name, ratio_note);
+      else
+        results.check_bound(name, largest_ratio, ratio_is, ratio_note);
+    };
+    check_ratio(ratio_check(full));
+    if (full) check_ratio("pgj_over_ipm_time_at_5e-4_largest_published");
     results.measure("OpenMP threads", omp_get_max_threads(), "");
     for (const char* raw : {"piles.csv", "convergence.csv", "time_to_tolerance.csv"})
       results.add_file(raw, "raw");

@@ -27,6 +27,13 @@ std::string to_string(Comparison comparison) {
   return "unknown";
 }
 
+std::string ReferenceValue::known_difference_at(const std::string& scale) const {
+  if (const auto it = known_differences.find(scale); it != known_differences.end())
+    return it->second;
+  if (const auto it = known_differences.find(""); it != known_differences.end()) return it->second;
+  return "";
+}
+
 bool ReferenceValue::applies_to(const std::string& scale) const {
   return scales.empty() || std::find(scales.begin(), scales.end(), scale) != scales.end();
 }
@@ -36,15 +43,15 @@ Reference Reference::load(const std::string& directory) {
   reference.path_ = directory + "/expected.json";
   std::ifstream in(reference.path_);
   if (!in) throw InputError(reference.path_ + ": cannot open the reference file");
-  nlohmann::json doc;
+  nlohmann::ordered_json doc;
   try {
-    doc = nlohmann::json::parse(in);
+    doc = nlohmann::ordered_json::parse(in);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(reference.path_ + ": malformed JSON: " + e.what());
   }
   const std::string& path = reference.path_;
-  auto require = [&](const nlohmann::json& node, const std::string& where,
-                     const char* key) -> const nlohmann::json& {
+  auto require = [&](const nlohmann::ordered_json& node, const std::string& where,
+                     const char* key) -> const nlohmann::ordered_json& {
     if (!node.contains(key)) throw InputError(path + ": " + where + ": missing '" + key + "'");
     return node.at(key);
   };
@@ -76,9 +83,31 @@ Reference Reference::load(const std::string& directory) {
       value.statement = entry.value("statement", "");
       value.source = require(entry, where, "source").get<std::string>();
       value.reason = require(entry, where, "reason").get<std::string>();
-      value.known_difference = entry.value("known_difference", "");
       if (entry.contains("scales"))
         value.scales = entry.at("scales").get<std::vector<std::string>>();
+      if (entry.contains("known_difference")) {
+        const auto& flag = entry.at("known_difference");
+        if (flag.is_string()) {
+          value.known_differences[""] = flag.get<std::string>();
+        } else if (flag.is_object()) {
+          for (const auto& [scale, text] : flag.items()) {
+            if (scale != "quick" && scale != "full")
+              throw InputError(path + ": " + where + ".known_difference: unknown scale '" + scale +
+                               "' (quick or full)");
+            if (!value.applies_to(scale))
+              throw InputError(path + ": " + where +
+                               ".known_difference: the entry does not "
+                               "apply at the scale '" +
+                               scale + "'");
+            value.known_differences[scale] = text.get<std::string>();
+          }
+        } else {
+          throw InputError(path + ": " + where +
+                           ".known_difference: a text, or an object of texts by scale");
+        }
+        for (const auto& [scale, text] : value.known_differences)
+          if (text.empty()) throw InputError(path + ": " + where + ".known_difference: empty text");
+      }
       if (!std::isfinite(value.published) || !std::isfinite(value.tolerance) ||
           value.tolerance < 0.0)
         throw InputError(path + ": " + where +

@@ -11,8 +11,35 @@
 #include <nlohmann/json.hpp>
 
 #include "moreau/core/error.hpp"
+#include "moreau/harness/provenance.hpp"
 
 namespace moreau {
+
+std::string to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::pass:
+      return "pass";
+    case Verdict::fail:
+      return "fail";
+    case Verdict::known_difference:
+      return "known difference";
+    case Verdict::not_evaluated:
+      return "not evaluated";
+  }
+  return "unknown";
+}
+
+std::string to_string(Measured measured) {
+  switch (measured) {
+    case Measured::exact:
+      return "exact";
+    case Measured::lower_bound:
+      return "lower_bound";
+    case Measured::upper_bound:
+      return "upper_bound";
+  }
+  return "unknown";
+}
 
 bool passes(const ReferenceValue& ref, double measured) {
   if (!std::isfinite(measured)) return false;
@@ -31,6 +58,58 @@ bool passes(const ReferenceValue& ref, double measured) {
       return measured == 1.0;
   }
   return false;
+}
+
+namespace {
+
+// Whether a bound decides the comparison, and how: every value beyond a lower bound `b` is
+// >= b, so `at_least p` passes when b >= p and `at_most p` fails when b > p; the mirror for an
+// upper bound. Any other case leaves the true value on both sides of the threshold.
+enum class BoundDecides { pass, fail, undecided };
+BoundDecides decide_by_bound(const ReferenceValue& ref, double bound, Measured measured_is) {
+  if (!std::isfinite(bound)) return BoundDecides::undecided;
+  const bool lower = measured_is == Measured::lower_bound;
+  if (ref.comparison == Comparison::at_least) {
+    if (lower && bound >= ref.published) return BoundDecides::pass;
+    if (!lower && bound < ref.published) return BoundDecides::fail;
+  } else if (ref.comparison == Comparison::at_most) {
+    if (lower && bound > ref.published) return BoundDecides::fail;
+    if (!lower && bound <= ref.published) return BoundDecides::pass;
+  }
+  return BoundDecides::undecided;
+}
+
+}  // namespace
+
+CheckResult judge(const ReferenceValue& reference, const std::string& scale, double measured,
+                  Measured measured_is) {
+  CheckResult result;
+  result.reference = reference;
+  result.measured = measured;
+  result.measured_is = measured_is;
+  if (!reference.applies_to(scale)) {
+    result.verdict = Verdict::not_evaluated;
+    return result;
+  }
+  bool passed = false;
+  if (measured_is == Measured::exact) {
+    passed = passes(reference, measured);
+  } else {
+    const BoundDecides decides = decide_by_bound(reference, measured, measured_is);
+    if (decides == BoundDecides::undecided) {
+      result.verdict = Verdict::not_evaluated;
+      return result;
+    }
+    passed = decides == BoundDecides::pass;
+  }
+  const bool flagged = !reference.known_difference_at(scale).empty();
+  if (passed) {
+    result.verdict = Verdict::pass;
+    result.stale_known_difference = flagged;
+  } else {
+    result.verdict = flagged ? Verdict::known_difference : Verdict::fail;
+  }
+  return result;
 }
 
 ExperimentArguments ExperimentArguments::parse(int argc, char** argv,
@@ -56,7 +135,14 @@ ExperimentArguments ExperimentArguments::parse(int argc, char** argv,
     } else if (key == "--output") {
       args.output_directory = value;
     } else if (key == "--threads") {
-      args.threads = std::stoi(value);
+      std::size_t used = 0;
+      try {
+        args.threads = std::stoi(value, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != value.size() || args.threads < 1)
+        throw InputError(experiment + ": --threads must be a positive integer, got " + value);
     } else {
       throw InputError(experiment + ": unknown option " + key);
     }
@@ -64,6 +150,7 @@ ExperimentArguments ExperimentArguments::parse(int argc, char** argv,
   if (args.reference_directory.empty())
     throw InputError(experiment + ": --reference DIR is required");
   if (args.output_directory.empty()) throw InputError(experiment + ": --output DIR is required");
+  start_run(argc, argv);
   if (args.threads > 0) omp_set_num_threads(args.threads);
   std::filesystem::create_directories(args.output_directory);
   return args;
@@ -74,20 +161,46 @@ ExperimentResults::ExperimentResults(std::string experiment, std::string scale, 
       scale_(std::move(scale)),
       reference_(std::move(reference)) {}
 
+const CheckResult& ExperimentResults::record(CheckResult result) {
+  for (const CheckResult& c : checks_)
+    if (c.reference.name == result.reference.name)
+      throw InputError(experiment_ + ": reference value '" + result.reference.name +
+                       "' was checked twice");
+  if (!result.reference.applies_to(scale_))
+    throw InputError(experiment_ + ": reference value '" + result.reference.name +
+                     "' does not apply at the " + scale_ + " scale");
+  checks_.push_back(std::move(result));
+  return checks_.back();
+}
+
 const CheckResult& ExperimentResults::check(const std::string& name, double measured,
                                             const std::string& note) {
-  CheckResult result;
-  result.reference = reference_.get(name);
-  result.measured = measured;
+  CheckResult result = judge(reference_.get(name), scale_, measured);
   result.note = note;
-  result.passed = passes(result.reference, measured);
-  checks_.push_back(result);
-  return checks_.back();
+  return record(std::move(result));
 }
 
 const CheckResult& ExperimentResults::check(const std::string& name, bool holds,
                                             const std::string& note) {
   return check(name, holds ? 1.0 : 0.0, note);
+}
+
+const CheckResult& ExperimentResults::check_bound(const std::string& name, double bound,
+                                                  Measured measured_is, const std::string& note) {
+  CheckResult result = judge(reference_.get(name), scale_, bound, measured_is);
+  result.note = note;
+  return record(std::move(result));
+}
+
+const CheckResult& ExperimentResults::not_evaluated(const std::string& name,
+                                                    const std::string& reason) {
+  if (reason.empty())
+    throw InputError(experiment_ + ": '" + name + "' not evaluated without a reason");
+  CheckResult result;
+  result.reference = reference_.get(name);
+  result.note = reason;
+  result.verdict = Verdict::not_evaluated;
+  return record(std::move(result));
 }
 
 void ExperimentResults::measure(const std::string& name, double value, const std::string& unit,
@@ -101,34 +214,98 @@ void ExperimentResults::add_file(const std::string& relative_path, const std::st
 
 bool ExperimentResults::all_passed() const {
   for (const CheckResult& c : checks_)
-    if (!c.passed && c.reference.known_difference.empty()) return false;
+    if (c.verdict == Verdict::fail || c.stale_known_difference) return false;
   return true;
 }
 
-int ExperimentResults::exit_code() const {
-  if (!all_passed()) return 1;
+std::vector<CheckResult> ExperimentResults::verdicts() const {
+  std::vector<CheckResult> all;
   for (const ReferenceValue& ref : reference_.values()) {
-    if (!ref.applies_to(scale_)) continue;
-    bool checked = false;
-    for (const CheckResult& c : checks_) checked = checked || c.reference.name == ref.name;
-    if (!checked) {
-      std::cerr << experiment_ << ": reference value '" << ref.name << "' was never checked\n";
-      return 1;
+    const auto recorded = std::find_if(checks_.begin(), checks_.end(), [&](const CheckResult& c) {
+      return c.reference.name == ref.name;
+    });
+    if (recorded != checks_.end()) {
+      all.push_back(*recorded);
+      continue;
     }
+    CheckResult missing;
+    missing.reference = ref;
+    missing.verdict = Verdict::not_evaluated;
+    missing.note = ref.applies_to(scale_) ? "never checked by this run"
+                                          : "the entry does not apply at the " + scale_ + " scale";
+    all.push_back(missing);
   }
-  return 0;
+  return all;
 }
 
+int ExperimentResults::exit_code() const {
+  int code = 0;
+  for (const CheckResult& c : checks_) {
+    if (c.verdict == Verdict::fail) code = 1;
+    if (c.stale_known_difference) {
+      std::cerr << experiment_ << ": '" << c.reference.name << "' passes at the " << scale_
+                << " scale but is flagged as a known difference there: the flag is stale\n";
+      code = 1;
+    }
+  }
+  for (const ReferenceValue& ref : reference_.values()) {
+    if (!ref.applies_to(scale_)) continue;
+    const bool recorded = std::any_of(checks_.begin(), checks_.end(), [&](const CheckResult& c) {
+      return c.reference.name == ref.name;
+    });
+    if (!recorded) {
+      std::cerr << experiment_ << ": reference value '" << ref.name << "' was never checked\n";
+      code = 1;
+    }
+  }
+  return code;
+}
+
+namespace {
+
+std::string published_text(const ReferenceValue& ref) {
+  char text[64];
+  if (ref.comparison == Comparison::range)
+    std::snprintf(text, sizeof text, "[%.3g, %.3g]", ref.published, ref.published_high);
+  else if (ref.comparison == Comparison::holds)
+    std::snprintf(text, sizeof text, "true");
+  else
+    std::snprintf(text, sizeof text, "%.6g", ref.published);
+  return text;
+}
+
+std::string measured_text(const CheckResult& c) {
+  if (c.verdict == Verdict::not_evaluated && std::isnan(c.measured)) return "-";
+  if (c.reference.comparison == Comparison::holds) return c.measured == 1.0 ? "true" : "false";
+  char text[64];
+  const char* prefix = c.measured_is == Measured::lower_bound   ? "> "
+                       : c.measured_is == Measured::upper_bound ? "< "
+                                                                : "";
+  std::snprintf(text, sizeof text, "%s%.6g", prefix, c.measured);
+  return text;
+}
+
+}  // namespace
+
 void ExperimentResults::write(const std::string& directory) const {
+  const std::vector<CheckResult> all = verdicts();
+  const int code = exit_code();
+  const RunProvenance run = current_run();
   nlohmann::json doc;
   doc["experiment"] = experiment_;
   doc["scale"] = scale_;
-  doc["passed"] = exit_code() == 0;
-  // OMP_THREAD_LIMIT (the single-thread variational experiments) caps every parallel region
-  // without lowering omp_get_max_threads().
-  doc["threads"] = std::min(omp_get_max_threads(), omp_get_thread_limit());
+  doc["passed"] = code == 0;
+  doc["threads"] = run.threads;
+  doc["provenance"] = {{"commit", run.commit},
+                       {"date", run.date},
+                       {"machine", run.machine},
+                       {"threads", run.threads},
+                       {"wall_seconds", run.wall_seconds},
+                       {"command", run.command}};
+  nlohmann::json counts = {{"pass", 0}, {"fail", 0}, {"known difference", 0}, {"not evaluated", 0}};
   doc["checks"] = nlohmann::json::array();
-  for (const CheckResult& c : checks_) {
+  for (const CheckResult& c : all) {
+    counts[to_string(c.verdict)] = counts[to_string(c.verdict)].get<int>() + 1;
     nlohmann::json entry;
     entry["name"] = c.reference.name;
     entry["comparison"] = to_string(c.reference.comparison);
@@ -139,19 +316,26 @@ void ExperimentResults::write(const std::string& directory) const {
     entry["statement"] = c.reference.statement;
     entry["measured"] =
         std::isfinite(c.measured) ? nlohmann::json(c.measured) : nlohmann::json(nullptr);
+    if (c.measured_is != Measured::exact) entry["measured_is"] = to_string(c.measured_is);
     entry["tolerance"] = c.reference.tolerance;
     entry["source"] = c.reference.source;
     entry["tolerance_reason"] = c.reference.reason;
     entry["note"] = c.note;
-    entry["passed"] = c.passed;
-    if (!c.reference.known_difference.empty())
-      entry["known_difference"] = c.reference.known_difference;
+    entry["verdict"] = to_string(c.verdict);
+    if (!c.reference.scales.empty()) entry["scales"] = c.reference.scales;
+    const std::string flag = c.reference.known_difference_at(scale_);
+    if (!flag.empty()) entry["known_difference"] = flag;
+    if (c.stale_known_difference) entry["stale_known_difference"] = true;
     doc["checks"].push_back(entry);
   }
+  doc["counts"] = counts;
   doc["measurements"] = nlohmann::json::array();
   for (const Measurement& m : measurements_)
     doc["measurements"].push_back(
-        {{"name", m.name}, {"value", m.value}, {"unit", m.unit}, {"note", m.note}});
+        {{"name", m.name},
+         {"value", std::isfinite(m.value) ? nlohmann::json(m.value) : nlohmann::json(nullptr)},
+         {"unit", m.unit},
+         {"note", m.note}});
   doc["files"] = nlohmann::json::array();
   for (const auto& [path, kind] : files_) doc["files"].push_back({{"path", path}, {"kind", kind}});
   std::filesystem::create_directories(directory);
@@ -159,21 +343,20 @@ void ExperimentResults::write(const std::string& directory) const {
   out << doc.dump(2) << "\n";
   if (!out) throw InputError(directory + "/results.json: cannot write");
 
-  std::printf("%s (%s scale)\n", experiment_.c_str(), scale_.c_str());
+  std::printf(
+      "%s (%s scale): %d checks: %d pass, %d fail, %d known differences, %d not evaluated\n",
+      experiment_.c_str(), scale_.c_str(), static_cast<int>(all.size()), counts["pass"].get<int>(),
+      counts["fail"].get<int>(), counts["known difference"].get<int>(),
+      counts["not evaluated"].get<int>());
   std::printf("  %-44s %-10s %14s %14s %10s  %s\n", "check", "compare", "published", "measured",
-              "tolerance", "result");
-  for (const CheckResult& c : checks_) {
-    char published[64];
-    if (c.reference.comparison == Comparison::range)
-      std::snprintf(published, sizeof published, "[%.3g, %.3g]", c.reference.published,
-                    c.reference.published_high);
-    else if (c.reference.comparison == Comparison::holds)
-      std::snprintf(published, sizeof published, "true");
-    else
-      std::snprintf(published, sizeof published, "%.6g", c.reference.published);
-    std::printf("  %-44s %-10s %14s %14.6g %10.2g  %s\n", c.reference.name.c_str(),
-                to_string(c.reference.comparison).c_str(), published, c.measured,
-                c.reference.tolerance, c.passed ? "pass" : "FAIL");
+              "tolerance", "verdict");
+  for (const CheckResult& c : all) {
+    std::string verdict = to_string(c.verdict);
+    if (c.verdict == Verdict::fail) verdict = "FAIL";
+    if (c.stale_known_difference) verdict += " (STALE known-difference flag)";
+    std::printf("  %-44s %-10s %14s %14s %10.2g  %s\n", c.reference.name.c_str(),
+                to_string(c.reference.comparison).c_str(), published_text(c.reference).c_str(),
+                measured_text(c).c_str(), c.reference.tolerance, verdict.c_str());
   }
   for (const Measurement& m : measurements_)
     std::printf("  measured %-40s %14.6g %s\n", m.name.c_str(), m.value, m.unit.c_str());

@@ -121,7 +121,7 @@ def tolerance_curve(output_dir):
 
 def in_plane_loads(rows, output_dir):
     """Load locked into the in-plane contacts (spheres of the same layer) per layer, in sphere
-    weights, for cold- and warm-started classic CD against DEM (issue 14): the self-stress of
+    weights, for cold- and warm-started classic CD against DEM: the self-stress of
     warm-started rigid CD that inverts the floor map."""
     variant = "uniform Hookean"
     methods = ["DEM", "APGD", "APGD warm-started", "PGS", "PGS warm-started"]

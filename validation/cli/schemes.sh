@@ -1,5 +1,5 @@
 #!/bin/sh
-# `moreau run` under every scheme from the scene files (issue 10): the sliding ball of Dumont
+# `moreau run` under every scheme from the scene files: the sliding ball of Dumont
 # Sec. 4.1 (theta, NLGS-EAL) rolls from t* = 2 v0 / (7 mu g) at 5/7 v0; the Painleve rod
 # (impulse_velocity, md_gs) and the sedimentation (theta) complete with converged solves; a DEM
 # run; a key the scheme does not read is refused with its path.

@@ -1,17 +1,24 @@
-// The verdict logic of the experiment harness (moreau/harness/): comparisons, scales, known
-// differences and the exit code.
+// The verdict logic of the experiment harness (moreau/harness/): comparisons, scales, the four
+// verdicts, stale known-difference flags, bounds and the exit code; and, over every entry of
+// every reference/*/expected.json, that each check can fail.
 #define BOOST_TEST_MODULE harness
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "moreau/core/error.hpp"
 #include "moreau/harness/results.hpp"
 
 namespace moreau {
+
+// Boost.Test prints the verdicts of a failed comparison.
+std::ostream& operator<<(std::ostream& out, Verdict verdict) { return out << to_string(verdict); }
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -63,39 +70,188 @@ fs::path write_reference(const std::string& name) {
                 "source": "test", "reason": "test"},
       "known": {"comparison": "absolute", "published": 0.0, "tolerance": 1e-9,
                 "source": "test", "reason": "test", "known_difference": "not reproduced"},
+      "known_at_quick": {"comparison": "at_least", "published": 2.0, "source": "test",
+                         "reason": "test", "known_difference": {"quick": "too small a sample"}},
       "full_only": {"comparison": "at_least", "published": 5.0, "source": "test",
                     "reason": "test", "scales": ["full"]}
     }})";
   return directory;
 }
 
-BOOST_AUTO_TEST_CASE(exit_code_follows_the_checks_known_differences_and_scales) {
+BOOST_AUTO_TEST_CASE(exit_code_follows_the_verdicts_and_scales) {
   const Reference reference = Reference::load(write_reference("verdicts").string());
   {
     ExperimentResults results("toy", "quick", reference);
     results.check("speed", 1.005);
-    results.check("known", 1.0);  // fails, but is a known difference
-    BOOST_TEST(!results.checks()[1].passed);
+    results.check("known", 1.0);           // fails, but is a known difference
+    results.check("known_at_quick", 1.0);  // fails, flagged at the quick scale
+    BOOST_TEST(results.checks()[0].verdict == Verdict::pass);
+    BOOST_TEST(results.checks()[1].verdict == Verdict::known_difference);
+    BOOST_TEST(results.checks()[2].verdict == Verdict::known_difference);
     BOOST_TEST(results.all_passed());
     BOOST_TEST(results.exit_code() == 0);  // full_only does not apply at quick scale
+    const std::vector<CheckResult> all = results.verdicts();
+    BOOST_TEST(all.size() == 4u);
+    BOOST_TEST(all[3].verdict == Verdict::not_evaluated);
   }
   {
     ExperimentResults results("toy", "quick", reference);
     results.check("speed", 1.02);  // outside 1%
-    results.check("known", 0.0);
+    results.check("known", 1.0);
+    results.check("known_at_quick", 1.0);
+    BOOST_TEST(results.checks()[0].verdict == Verdict::fail);
     BOOST_TEST(!results.all_passed());
     BOOST_TEST(results.exit_code() == 1);
   }
   {
+    // The flag of `known_at_quick` does not reach the full scale: there it is a failure.
     ExperimentResults results("toy", "full", reference);
     results.check("speed", 1.0);
-    results.check("known", 0.0);
-    BOOST_TEST(results.exit_code() == 1);  // full_only was never checked
+    results.check("known", 1.0);
+    results.check("known_at_quick", 1.0);
+    BOOST_TEST(results.checks()[2].verdict == Verdict::fail);
+    BOOST_TEST(results.exit_code() == 1);  // and full_only was never checked
+  }
+  {
+    ExperimentResults results("toy", "full", reference);
+    results.check("speed", 1.0);
+    results.check("known", 1.0);
+    results.check("known_at_quick", 3.0);
+    results.not_evaluated("full_only", "its inputs were not run");
+    BOOST_TEST(results.checks()[3].verdict == Verdict::not_evaluated);
+    BOOST_TEST(results.exit_code() == 0);
   }
   {
     ExperimentResults results("toy", "quick", reference);
     BOOST_CHECK_THROW(results.check("unknown", 1.0), InputError);
+    BOOST_CHECK_THROW(results.check("full_only", 6.0), InputError);  // not at this scale
+    results.check("speed", 1.0);
+    BOOST_CHECK_THROW(results.check("speed", 1.0), InputError);  // checked twice
+    BOOST_CHECK_THROW(results.not_evaluated("known", ""), InputError);
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_known_difference_that_passes_is_stale_and_fails_the_run) {
+  const Reference reference = Reference::load(write_reference("stale").string());
+  ExperimentResults results("toy", "quick", reference);
+  results.check("speed", 1.0);
+  results.check("known", 0.0);  // passes, though flagged
+  results.check("known_at_quick", 1.0);
+  BOOST_TEST(results.checks()[1].verdict == Verdict::pass);
+  BOOST_TEST(results.checks()[1].stale_known_difference);
+  BOOST_TEST(!results.all_passed());
+  BOOST_TEST(results.exit_code() == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_bound_decides_only_where_every_value_beyond_it_agrees) {
+  const ReferenceValue at_least = value(Comparison::at_least, 100.0);
+  BOOST_TEST(judge(at_least, "quick", 101.0, Measured::lower_bound).verdict == Verdict::pass);
+  BOOST_TEST(judge(at_least, "quick", 6.0, Measured::lower_bound).verdict ==
+             Verdict::not_evaluated);
+  BOOST_TEST(judge(at_least, "quick", 6.0, Measured::upper_bound).verdict == Verdict::fail);
+  const ReferenceValue at_most = value(Comparison::at_most, 1.0);
+  BOOST_TEST(judge(at_most, "quick", 2.0, Measured::lower_bound).verdict == Verdict::fail);
+  BOOST_TEST(judge(at_most, "quick", 0.5, Measured::lower_bound).verdict == Verdict::not_evaluated);
+  BOOST_TEST(
+      judge(value(Comparison::relative, 1.0, 0.1), "quick", 1.0, Measured::lower_bound).verdict ==
+      Verdict::not_evaluated);
+}
+
+BOOST_AUTO_TEST_CASE(a_malformed_known_difference_is_refused) {
+  const fs::path directory = fs::temp_directory_path() / "moreau_harness_test" / "malformed";
+  fs::create_directories(directory);
+  for (const std::string flag : {R"({"huge": "text"})", R"(3)", R"("")", R"({"full": "x"})"}) {
+    std::ofstream(directory / "expected.json") << R"({"experiment": "toy", "values": {
+      "v": {"comparison": "at_least", "published": 1.0, "source": "s", "reason": "r",
+            "scales": ["quick"], "known_difference": )" +
+                                                      flag + "}}}";
+    BOOST_CHECK_THROW(Reference::load(directory.string()), InputError);
+  }
+}
+
+// Values just inside and just outside an entry's tolerance, on each side that has a bound.
+struct Probe {
+  std::vector<double> inside;
+  std::vector<double> outside;
+};
+
+Probe probe(const ReferenceValue& ref) {
+  const double p = ref.published;
+  const double nudge = 1e-9 * std::max(1.0, std::abs(p));  // past a bound that has no width
+  Probe values;
+  switch (ref.comparison) {
+    case Comparison::relative:
+    case Comparison::absolute: {
+      const double width =
+          ref.comparison == Comparison::relative ? ref.tolerance * std::abs(p) : ref.tolerance;
+      values.inside = {p, p + 0.99 * width, p - 0.99 * width};
+      values.outside = {p + std::max(1.01 * width, nudge), p - std::max(1.01 * width, nudge)};
+      break;
+    }
+    case Comparison::at_least:
+      values.inside = {p, p + nudge};
+      values.outside = {p - nudge};
+      break;
+    case Comparison::at_most:
+      values.inside = {p, p - nudge};
+      values.outside = {p + nudge};
+      break;
+    case Comparison::range: {
+      const double high_nudge = 1e-9 * std::max(1.0, std::abs(ref.published_high));
+      values.inside = {p, 0.5 * (p + ref.published_high), ref.published_high};
+      values.outside = {p - nudge, ref.published_high + high_nudge};
+      break;
+    }
+    case Comparison::holds:
+      values.inside = {1.0};
+      values.outside = {0.0};
+      break;
+  }
+  return values;
+}
+
+// Every entry of every reference/*/expected.json can fail: a measured value just outside its
+// tolerance (false for `holds`) is judged `fail` (`known difference` where the entry is flagged
+// at that scale), one just inside `pass`. No entry is exempt: each comparison has a finite
+// published value and tolerance (Reference::load refuses others), so each can be probed.
+BOOST_AUTO_TEST_CASE(every_reference_entry_can_fail_and_can_pass) {
+  const fs::path root = fs::path(MOREAU_SOURCE_ROOT) / "reference";
+  int entries = 0;
+  int flagged = 0;
+  std::set<std::string> experiments;
+  for (const auto& directory : fs::directory_iterator(root)) {
+    if (!fs::exists(directory.path() / "expected.json")) continue;
+    const Reference reference = Reference::load(directory.path().string());
+    experiments.insert(reference.experiment());
+    for (const ReferenceValue& ref : reference.values()) {
+      for (const std::string scale : {"quick", "full"}) {
+        if (!ref.applies_to(scale)) continue;
+        ++entries;
+        ReferenceValue unflagged = ref;
+        unflagged.known_differences.clear();
+        const bool is_flagged = !ref.known_difference_at(scale).empty();
+        flagged += is_flagged ? 1 : 0;
+        const Probe values = probe(ref);
+        for (double inside : values.inside) {
+          BOOST_TEST((judge(unflagged, scale, inside).verdict == Verdict::pass),
+                     reference.experiment()
+                         << "." << ref.name << " at " << scale << ": " << inside << " should pass");
+          const CheckResult flagged_result = judge(ref, scale, inside);
+          BOOST_TEST(flagged_result.stale_known_difference == is_flagged);
+        }
+        for (double outside : values.outside) {
+          BOOST_TEST((judge(unflagged, scale, outside).verdict == Verdict::fail),
+                     reference.experiment() << "." << ref.name << " at " << scale << ": " << outside
+                                            << " should fail");
+          BOOST_TEST((judge(ref, scale, outside).verdict ==
+                      (is_flagged ? Verdict::known_difference : Verdict::fail)));
+        }
+      }
+    }
+  }
+  BOOST_TEST_MESSAGE(entries << " entries at their scales in " << experiments.size()
+                             << " experiments probed, " << flagged << " flagged");
+  BOOST_TEST(experiments.size() >= 10u);
 }
 
 }  // namespace

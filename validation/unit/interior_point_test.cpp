@@ -794,9 +794,9 @@ BOOST_AUTO_TEST_CASE(bad_input_is_reported) {
 
 // A column of three balls resting on the floor (mu = 0.5, one Euler step): every contact has
 // zero friction, so the solution lies on the axis of each friction cone and the scaled
-// iterates move along it; the IPM used to step through the apex there (see
-// step_along_the_cone_axis_stops_at_the_apex), its Nesterov-Todd scaling became NaN and it
-// stopped after a few Newton steps with a wrong "N is not positive semi-definite".
+// iterates move along it; a step through the apex there (see
+// step_along_the_cone_axis_stops_at_the_apex) would make the Nesterov-Todd scaling NaN and
+// stop the IPM after a few Newton steps with a wrong "N is not positive semi-definite".
 // The contact under ball k (from the bottom, k = 1..3) carries (4 - k) m g dt.
 BOOST_AUTO_TEST_CASE(resting_column_on_the_cone_axes) {
   constexpr double kGravity = 9.81;

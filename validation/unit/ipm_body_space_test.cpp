@@ -158,7 +158,7 @@ BOOST_AUTO_TEST_CASE(newton_system_forms_agree) {
       }
       // The body space exists for piles of locked balls: there its CG needs a fraction of the
       // cone variables' Krylov iterations (386 against 3,936 with every ball locked, 1,718
-      // against 5,476 with every other; stop 31). The check also guards the body-space product
+      // against 5,476 with every other). The check also guards the body-space product
       // itself: a wrong one is hidden from the solution by the polish in the cone variables,
       // not from the count (a 10% error in one side's coefficient: 2,624). With no ball locked
       // the body space takes more (7,760 against 1,338: its capped solves are worse than zero
@@ -167,10 +167,9 @@ BOOST_AUTO_TEST_CASE(newton_system_forms_agree) {
       // The assembled and the matrix-free product are the same K up to rounding (their
       // products agree to 1e-8 relative here): with every ball locked, the same CG to within
       // 15 %, while a wrong block changes the count severalfold (as above: 2,624). Measured:
-      // 386 against 349 (11 %); 364 against 371 before stop 31, when the CG evaluated its
-      // stopping test at every iteration near the tolerance; it now does so only where its
-      // estimate reaches it, so two products that differ by rounding stop at different
-      // evaluations and the Newton path follows. With rotating balls the counts differ by up
+      // 386 against 349 (11 %). The CG evaluates its stopping test where its estimate reaches
+      // the tolerance, so two products that differ by rounding stop at different evaluations
+      // and the Newton path follows. With rotating balls the counts differ by up
       // to 30 % either way (1,718 / 1,328 every other locked, 7,760 / 9,111 none): there the
       // late Newton steps' K spans many decades and the CG's path follows the rounding; the
       // velocities are compared below.
@@ -257,8 +256,7 @@ BOOST_AUTO_TEST_CASE(assembled_product_on_threads_agrees_with_the_matrix_free_on
     BOOST_TEST((velocities[k] - velocities[0]).norm() <= 1e-3 * problem.q.norm(), "run " << k);
   }
   // Gauss-Seidel sees the couplings the body blocks leave to the Krylov space: measured 74
-  // (one thread) and 94 (two: the separators, 5 % of this small lattice's bodies, go last; 91
-  // before stop 36's stopping norm every 16 iterations)
+  // (one thread) and 94 (two: the separators, 5 % of this small lattice's bodies, go last)
   // against 215 Krylov iterations. A wrong sweep makes the preconditioner unsymmetric or not
   // K's, which CG shows in its count (or its curvature) long before the velocities.
   BOOST_TEST(krylov[4] < 0.5 * krylov[0]);

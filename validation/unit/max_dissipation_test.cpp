@@ -174,7 +174,7 @@ TrigonometricPolynomial appendix_a(const SingleContactProblem& p) {
 }
 
 // The academic six-mass problem of Preclik et al. Sec. 4.1 with the contact frame exactly as
-// written (t = n x e_x, o = n x t, not normalized: REPRODUCTION.md Sec. 3).
+// written (t = n x e_x, o = n x t, not normalized: only then do Table 1's numbers come out).
 SingleContactProblem academic_problem(bool normalized_frame) {
   const double dx = 10.0, dy = 1.0, dz = 1.0, mx = 0.03, my = 65.0, mz = 50.0;
   const Mat3 inertia = 2.0 * Vec3(my * dy * dy + mz * dz * dz, mx * dx * dx + mz * dz * dz,
@@ -587,8 +587,8 @@ BOOST_AUTO_TEST_CASE(academic_problem_has_the_three_sliding_solutions_of_table_1
 }
 
 BOOST_AUTO_TEST_CASE(academic_problem_in_an_orthonormal_frame_also_has_three_solutions) {
-  // Not published: the same masses with t, o normalized give a different problem
-  // (REPRODUCTION.md Sec. 3); it is as non-unique.
+  // Not published: the same masses with t, o normalized give a different problem (an
+  // elliptic friction cone in the world frame); it is as non-unique.
   const SingleContactProblem p = academic_problem(true);
   const CoulombSolutionSet set = enumerate_coulomb_solutions(p);
   BOOST_TEST(set.isolated.size() == 3u);

@@ -529,11 +529,11 @@ BOOST_AUTO_TEST_CASE(wall_resting_on_rattlers_loads_them) {
 // step and applied in shorter ones, the ceiling moving at the load step's rate (dt_k / dt of
 // its displacement per step), so that no step moves the disk beyond the margin; delta = 0.005
 // (about 0.035 m) is applied in one step. The same with elastic contacts (k = 1e3 N/m, where
-// m / dt^2 > k below dt = 6 ms). Before 27 Nov the shorter steps moved the ceiling by the whole
-// displacement: rigid, the disk's motion stayed whatever the dt and the step was refused;
-// elastic, the disk's inertia held it while the ceiling pressed the displacement into the
-// contacts (the step ended its relaxation with the ceiling pressing 7.7 N for delta = 0.02 and
-// the disk 7.5 mm into the floor; a biaxial sample's rearrangement follows such a press).
+// m / dt^2 > k below dt = 6 ms). Shorter steps that moved the ceiling by the whole
+// displacement would fail both ways: rigid, the disk's motion stays whatever the dt and the step
+// is refused; elastic, the disk's inertia holds it while the ceiling presses the displacement
+// into the contacts (7.7 N from the ceiling for delta = 0.02 and the disk 7.5 mm into the floor
+// at the end of the relaxation; a biaxial sample's rearrangement follows such a press).
 BOOST_AUTO_TEST_CASE(wedge_motion_the_walls_force_is_applied_at_their_rate) {
   const double radius = 0.1, tilt = 0.1, margin = 0.05;
   const double infinite = std::numeric_limits<double>::infinity();

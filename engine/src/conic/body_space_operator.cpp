@@ -10,9 +10,10 @@ namespace {
 
 // Loops over fewer cones (bodies) than this run on one thread. A Krylov iteration is a few
 // such loops of tens of ns per cone, and waking the threads of a passive OpenMP team costs tens
-// of us per loop: on the 4,800-sphere trench (19,700 cones, 4,800 bodies) two threads made an
-// iteration 1.6x slower (0.47 -> 0.75 ms, 27 Nov); at 50,214 cones and 10,000 bodies they gain
-// 1.14x, at 526,019 cones 1.59x (validation/benchmark/README.md).
+// of us per loop: with every loop parallel, two threads make an iteration of the 4,800-sphere
+// trench (19,700 cones, 4,800 bodies) 1.6x as long as one thread does
+// (validation/benchmark/results/trench_4800_threads.json); the benchmark's 50,214 and 526,019
+// cones gain from two threads (validation/benchmark/results/ipm_gauss_seidel_split.json).
 constexpr int kParallelGrain = 32768;
 
 // The entries [offset, offset + dim) of v, zero-padded to 3.
@@ -27,13 +28,14 @@ inline Vec3 cone_segment(const VecX& v, int offset, int dim) {
 template <typename Block>
 inline void prefetch_ahead(const std::vector<Block>& blocks, int n) {
   // The blocks are read in ascending memory order in both sweeps and in the assembled product, yet
-  // the loads of the blocks stalled (`perf annotate`: most samples on the instructions after them):
-  // the sweep reads several streams at once (blocks, columns, vectors, then the diagonal inverses),
-  // and the hardware prefetcher alone does not run far enough ahead. A software prefetch
-  // kPrefetchBlocks blocks ahead (about 2.3 KB, a few rows) measured on the benchmark's 1e5 spheres
-  // (1 thread, AMD EPYC VM, stop 36): 38.9 s -> 33.2 s (8 blocks ahead: 38.4 s; 64 and
-  // 128: 32.6-33.4 s; prefetching the diagonal inverses as well: no change); the assembled
-  // product with the body blocks 62.3 s -> 58.6-60.4 s (its 8,757 iterations).
+  // the loads of the blocks stall without help (`perf annotate`: most samples on the instructions
+  // after them): the sweep reads several streams at once (blocks, columns, vectors, then the
+  // diagonal inverses), and the hardware prefetcher alone does not run far enough ahead. A
+  // software prefetch kPrefetchBlocks blocks ahead (about 2.3 KB, a few rows) takes about an
+  // eighth off the Gauss-Seidel solve on the benchmark's 1e5 spheres and a few percent off the
+  // assembled product's; 8 blocks ahead is too short, 64 and 128 gain no more, and prefetching
+  // the diagonal inverses as well changes nothing
+  // (validation/benchmark/results/ipm_body_space_1e5.json).
   constexpr std::size_t kPrefetchBlocks = 32;
   __builtin_prefetch(blocks.data() +
                      std::min(static_cast<std::size_t>(n) + kPrefetchBlocks, blocks.size() - 1));

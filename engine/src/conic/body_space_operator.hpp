@@ -218,13 +218,12 @@ class BodySpaceOperator {
   std::vector<BodyBlock> scaled_lower_;
   // L^T^ by rows (row i: L^_ji^T for j > i, columns ascending), a copy of the scaled lower
   // blocks made at each scale_to_unit_diagonal, so that the backward sweep gathers like the forward
-  // one instead of scattering into earlier rows (measured: the scattering sweep cost 1.1 products).
+  // one instead of scattering into earlier rows (a scattering sweep costs about 1.1 products).
   // Its rows are stored last row first (row i at upper_row(i)), so that the descending
   // backward sweep reads them in ascending memory order, as the forward sweep reads the lower
-  // blocks: the hardware prefetchers follow ascending streams. Measured on the benchmark's 1e5
-  // spheres (1 thread, AMD EPYC VM, stop 36): the backward sweep had taken 2.8x the forward
-  // sweep's time with the rows in body order; stored reversed, the two take the same, and the
-  // Gauss-Seidel solve 60.9 s -> 39.7 s for the same 3,101 iterations.
+  // blocks: the hardware prefetchers follow ascending streams. With the rows in body order the
+  // backward sweep takes 2.8x the forward sweep's time on the benchmark's 1e5 spheres; stored
+  // reversed, the two take the same (validation/benchmark/results/ipm_body_space_1e5.json).
   int upper_row(int i) const { return bodies_ - 1 - i; }
   std::vector<int> upper_start_;
   std::vector<int> upper_column_;

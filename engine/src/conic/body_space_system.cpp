@@ -244,9 +244,10 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
         polish_(make_conjugate_gradient_system(problem, options)),
         fallback_(make_conjugate_gradient_system(ordered_problem_, options)) {
     // Only where no body rotates (the proportional form: the published trench's locked
-    // spheres). With rotating balls (ipm_body_space_test's heap) it was measured to lose:
-    // 1,934 Krylov iterations against 1,718 with every other ball locked, and with none locked
-    // capped solves whose polish stalled at merit 2.8e-7 against 1e-9 (stop 35).
+    // spheres). With rotating balls (ipm_body_space_test's heap) it loses: 1,934 Krylov
+    // iterations against 1,718 with every other ball locked, and with none locked capped solves
+    // whose polish stalls at merit 2.8e-7 against 1e-9
+    // (validation/benchmark/results/ipm_gauss_seidel_split.json).
     gauss_seidel_ = gauss_seidel_ && operator_.proportional();
   }
 
@@ -322,9 +323,10 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
     // many decades). Where its solution is still better than none (|H dx - b| < |b|), the
     // polish from it finishes in a fraction of the cap (the published-scale blade trench's
     // first 1e-5 step: residuals 1e-4 to 1.4e-2 |b| after each capped solve, polished in
-    // 1-326 iterations; switching to the cone variables for the remaining Newton steps instead,
-    // as before stop 31, took 1.8x the time there, each of their iterations moving twice the
-    // bytes). Where it is worse, the body-space CG has lost K to rounding
+    // 1-326 iterations; switching to the cone variables for the remaining Newton steps instead
+    // takes 1.8x the time there, each of their iterations moving twice the bytes:
+    // validation/benchmark/results/ipm_published_trench_newton_systems.json). Where it is
+    // worse, the body-space CG has lost K to rounding
     // (the heap of rotating balls in ipm_body_space_test: residuals 1e4-1e13 times |b|): the
     // cone variables solve this and the remaining Newton systems, from zero.
     if (iterations >= max_iterations_ && !(true_residual < rhs.norm())) {
@@ -352,18 +354,20 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
   // preconditioned norm sqrt(r^T P^-1 r) (free) times their ratio at the last evaluation, and
   // evaluated again once the estimate reaches the tolerance (or every kCheckInterval
   // iterations). Each evaluation recalibrates the ratio, so the estimate is close where it
-  // matters. Evaluating at every iteration once the estimate came within 2x of the tolerance
-  // made the tests 17 % of the published trench's light steps (`perf`; the CG's last
-  // iterations each reduce the residual by about 1 %). The solves then stop a few iterations
-  // later, and the Newton path follows: measured (validation/benchmark/README.md, stop 31)
-  // 1.30x cheaper iterations on the benchmark's 1e5 spheres for 20 % more of them (8,580
-  // against 7,132, 16 Newton steps against 15: 7 % less time), 1 % and 3.5 % fewer on the
-  // trench (4,800 spheres, first two 1e-5 steps; 105,144 spheres, first 1e-5 step).
-  // The periodic evaluation every kCheckInterval = 16 iterations instead of 8: with the
-  // Gauss-Seidel split each evaluation costs about 0.8 of an iteration (a product with S and the
-  // cone pass of F^T), and at 8 they were 14 % of the iterations (432 of 3,101) and 10 % of
-  // the time on the benchmark's 1e5 spheres (`perf`); at 16, 244 evaluations, 0.3 % more
-  // iterations, 6 % less time there and on the trench's 4,800 spheres at 1e-5 (stop 36).
+  // matters. Evaluating at every iteration once the estimate comes within 2x of the tolerance
+  // would make the tests 17 % of the published trench's light steps (`perf`; the CG's last
+  // iterations each reduce the residual by about 1 %). Evaluating where the estimate reaches
+  // the tolerance stops the solves a few iterations later, and the Newton path follows: on the
+  // benchmark's 1e5 spheres 1.30x cheaper iterations for 20 % more of them (8,580 against
+  // 7,132, 16 Newton steps against 15: 7 % less time), 1 % and 3.5 % fewer on the trench
+  // (4,800 spheres, first two 1e-5 steps; 105,144 spheres, first 1e-5 step;
+  // validation/benchmark/results/ipm_stopping_test_1e4_1e5.json).
+  // The periodic evaluation runs every kCheckInterval = 16 iterations: with the Gauss-Seidel
+  // split each evaluation costs about 0.8 of an iteration (a product with S and the cone pass
+  // of F^T), and every 8 iterations they would be 14 % of the iterations and 10 % of the time
+  // on the benchmark's 1e5 spheres (`perf`); every 16 costs 0.3 % more iterations and 6 % less
+  // time there and on the trench's 4,800 spheres at 1e-5
+  // (validation/benchmark/results/ipm_body_space_1e5.json).
   //
   // The same CG runs on a transformed system where `product` and `residual_norm` say so
   // (split_conjugate_gradient): `blocks` is its block preconditioner (none: the identity),
@@ -405,15 +409,16 @@ class BodySpaceConjugateGradient final : public BodySpaceForm {
   // K (BodySpaceOperator::apply_split_newton_matrix). Its residual is S^-1 r, so the stopping
   // test forms r = S r_split (once per evaluation). Why: the body blocks alone leave K's
   // couplings along the packing's force chains to the Krylov space, and the published
-  // trench's late Newton steps took most of their iterations there; Gauss-Seidel over the
-  // bodies in the operator's order halved the iterations of a dumped late Newton system
-  // (1,769 -> 832 to 1e-6, validation/benchmark/README.md, stop 31). A preconditioner applied as
-  // two sweeps beside the product reads K's blocks three times per iteration, the split form
-  // twice (measured at the published scale: 1.86x fewer iterations at 1e-5, each 1.5x the
-  // body blocks' cost, experiments/blade_trench/README.md, stop 35). Since stop 36 the split
-  // runs on K scaled to unit diagonal blocks, where D is the identity: the same iterates in exact
-  // arithmetic (3,110 iterations on the benchmark's 1e5 spheres either way), no D^-1 in the
-  // sweeps and no preconditioner product in the CG (31.3 s against 33.2-34.5 s there).
+  // trench's late Newton steps take most of their iterations there; Gauss-Seidel over the
+  // bodies in the operator's order halves the iterations of a dumped late Newton system (832
+  // against 1,769 to 1e-6,
+  // validation/benchmark/results/ipm_published_trench_newton_systems.json). A preconditioner
+  // applied as two sweeps beside the product reads K's blocks three times per iteration, the
+  // split form twice (at the published scale: 1.86x fewer iterations at 1e-5, each 1.5x the
+  // body blocks' cost). The split runs on K scaled to unit diagonal blocks, where D is the
+  // identity: the same iterates in exact arithmetic (3,110 iterations on the benchmark's 1e5
+  // spheres either way), no D^-1 in the sweeps and no preconditioner product in the CG
+  // (validation/benchmark/results/ipm_body_space_1e5.json).
   bool split_conjugate_gradient(double tolerance, VecX& w, VecX& r, int& iterations) const {
     // On K^ = C^-1 K C^-T (unit diagonal blocks, BodySpaceOperator::scale_to_unit_diagonal)
     // with S^ = I + L^: x = S^T^ C^T w, r_split = S^-1 C^-1 r, and back r = (D + L) C^-T r_split

@@ -5,8 +5,9 @@
 // connected component started from a pseudo-peripheral body (George & Liu 1979). Why: the
 // operator's cone pass reads the two bodies of every cone, its body pass the cones of every
 // body; in the order a scene lists its bodies (a settled packing's bodies have moved far from
-// where they were created) those reads miss the cache, and an iteration at 1e5 spheres took
-// 1.7x as long with the bodies shuffled as in lattice order (validation/benchmark/README.md).
+// where they were created) those reads miss the cache, and an iteration at 1e5 spheres takes
+// 1.7x as long with the bodies shuffled as in lattice order
+// (validation/benchmark/results/ipm_body_order_and_assembled_k.json).
 // A breadth-first order keeps a body's neighbours within one or two of its levels, a few
 // thousand bodies in a 3D packing.
 #include <array>

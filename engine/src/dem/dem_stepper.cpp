@@ -232,7 +232,7 @@ void DemStepper::update_mass_properties() {
   }
 }
 
-// Half kick v += h/2 M^-1 f of one body. M^-1 is cached (recomputing it per body and step was
+// Half kick v += h/2 M^-1 f of one body. M^-1 is cached (recomputing it per body and step costs
 // a fifth of a step); the world-frame J^-1 = R J_body^-1 R^T of a rotating body is redone,
 // with the operations of inverse_mass(), only when the orientation has changed since, i.e. once
 // per step: the drift turns the body between the two half kicks of a step, not between steps.

@@ -72,7 +72,7 @@ void check_mu(const std::string& where, const std::string& dataset, const VecX& 
 // "one triangle stored" flag (fclib.h): the matrix is the one stored, as Siconos reads it. A
 // file that stores one triangle only (CubeH8, LMGC_GlobalFrictionContactProblem00046: the upper
 // one) thus poses a triangular M, and completing it into a symmetric matrix would solve
-// another problem (the one whose FCLIB merit came out 0.78 and 0.084 before this was fixed).
+// another problem (whose solution has FCLIB merit 0.78 and 0.084 on the stored ones).
 bool is_symmetric_mass(const ColumnMatrix& m) {
   double largest = 0.0;
   for (Eigen::Index k = 0; k < m.nonZeros(); ++k) {

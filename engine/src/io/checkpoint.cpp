@@ -95,7 +95,7 @@ void read_state(const json& document, World& world) {
     if (bodies[i].value("name", "") != body.name)
       throw InputError(where + ".name: expected \"" + body.name + "\", the scene's body " +
                        std::to_string(i));
-    // Version-1 files written before the identity was added carry none of these keys.
+    // A version-1 file may lack these keys: each is checked only where present.
     const json identity = identity_json(body);
     for (const auto& [key, expected] : identity.items())
       if (bodies[i].contains(key) && bodies[i][key] != expected)

@@ -252,8 +252,8 @@ void write_contact_network_vtp(std::ostream& out, const World& world, const Step
 
 // A .pvd collection that grows by one data set per output step. Each entry overwrites the
 // closing tags and writes them again, so the file is valid after every step; it is never
-// truncated or replaced (on ext4 either forces the data to disk, which made every output
-// step cost milliseconds).
+// truncated or replaced (on ext4 either forces the data to disk, which would make every
+// output step cost milliseconds).
 PvdCollection::PvdCollection(const std::filesystem::path& path)
     : path_(path), out_(path, std::ios::out | std::ios::trunc) {
   if (!out_) throw InputError(path_.string() + ": cannot create the output file");

@@ -137,8 +137,8 @@ AdmmStats Admm::solve_with_details(const ConeProblem& problem, VecX& r) const {
     delassus.apply(z, u);
     u += problem.q;
     // The De Saxce term from the velocity of x, the iterate that solves the W subproblem: taken
-    // from z instead (the projected iterate) it diverged on BoxesStack1 and spheres-in-a-box
-    // and stalled at 1e-2 to 1e-4 on six more collection files (measured).
+    // from z instead (the projected iterate) it diverges on BoxesStack1 and spheres-in-a-box
+    // and stalls at 1e-2 to 1e-4 on six more FCLIB collection files.
     if (fixed_point_on_s) {
       delassus.apply(x, x_velocity);
       x_velocity += problem.q;

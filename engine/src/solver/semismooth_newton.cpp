@@ -157,9 +157,9 @@ ColumnMatrix block_diagonal(const std::vector<Mat3>& blocks, int rows) {
   return m;
 }
 
-// Solves J d = -phi, J = A_u W + A_r: dense LU for small problems, KLU above (KLU took
+// Solves J d = -phi, J = A_u W + A_r: dense LU for small problems, KLU above (KLU takes
 // 0.72 s against UMFPACK's 1.09 s for Newton on KaplasTower, 0.028 s against 0.045 s on
-// Capsules: this machine's reference BLAS gives UMFPACK's supernodal kernels no edge).
+// Capsules: with the reference BLAS, UMFPACK's supernodal kernels have no edge).
 class NewtonSystem {
  public:
   NewtonSystem(const ConeProblem& problem, int dense_rows)

@@ -242,10 +242,10 @@ Equilibrium equilibrium(const World& world, const std::vector<Contact>& contacts
 // particle zero, its equilibrium rows hold for any multiplier that keeps its contacts
 // admissible (dual degeneracy), and where the particle can move away from all of them (a
 // particle on a free surface, or held by two contacts in line) that set is unbounded: the
-// interior point method returns a point deep inside it, tens to thousands of metres away (the
-// biaxial sample of 200 disks, README of experiments/biaxial_compression). The dynamic problem
-// (Krabbenhoft/NURBS chapter eq. 4.15), whose limit dt -> infinity eq. 4.16 is, moves a particle
-// at rest only by the forces on it, theta dt^2 M^-1 H f: such a particle stays where it is.
+// interior point method returns a point deep inside it, tens to thousands of metres away (in a
+// biaxial sample of 200 disks). The dynamic problem (Krabbenhoft/NURBS chapter eq. 4.15), whose
+// limit dt -> infinity eq. 4.16 is, moves a particle at rest only by the forces on it,
+// theta dt^2 M^-1 H f: such a particle stays where it is.
 std::vector<bool> idle_particles(const World& world, const std::vector<Contact>& contacts,
                                  const VecX& forces, double threshold) {
   const int bodies = static_cast<int>(world.bodies.size());
@@ -664,10 +664,10 @@ QuasiStaticReport QuasiStaticDriver::relaxed_step(const LoadStep& load) {
     // resolves a fast motion of the particles without moving the walls faster. Moved by the
     // whole displacement in a short step, rigid contacts force the same motion whatever the
     // dt, and elastic ones take the displacement into their overlaps while the particles'
-    // inertia M / dt^2 holds them: the quick angular biaxial sample at k_N = 1e8 reached a
-    // wall force of 6.7e5 N (1.0e3 N at equilibrium) at dt / 300, that step was applied, and
-    // its stored energy drove 8 relaxation steps of rearrangement that unloaded the wall, at
-    // nearly every load step. Once the displacement is on, the walls are held.
+    // inertia M / dt^2 holds them (in the quick angular biaxial sample at k_N = 1e8, a wall
+    // force of 6.7e5 N at dt / 300 against 1.0e3 N at equilibrium), and the stored energy then
+    // drives a rearrangement that unloads the wall. Once the displacement is on, the walls are
+    // held.
     fraction = loaded ? 0.0 : moves_walls ? std::min(1.0 - applied, step_dt / dt) : 1.0;
     report = solve_step(part_of_load(fraction), step_dt, unlimited, margin);
     ++relaxations;

@@ -51,7 +51,7 @@ namespace {
 
 using json = nlohmann::json;
 constexpr const char* kFormat = "moreau shear history";
-constexpr int kVersion = 2;  // 1: the scalar q (before stop 25), not read
+constexpr int kVersion = 2;  // 1: the scalar q, not read
 
 // The contacts of a history document into `history`.
 void parse_contacts(const json& document, int bodies, ShearHistory& history) {

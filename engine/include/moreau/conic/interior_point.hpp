@@ -68,7 +68,7 @@ std::string to_string(LinearBackend backend);
 // body_blocks: K's diagonal blocks (block Jacobi). symmetric_gauss_seidel: (D + L) D^-1 (D + L^T)
 // in Eisenstat's split form, whose two sweeps replace the product with K (about twice its
 // bytes per iteration, about half the iterations in the late Newton steps; measured in
-// validation/benchmark/README.md, stop 35).
+// validation/benchmark/results/ipm_gauss_seidel_split.json and ipm_body_space_1e5.json).
 enum class BodySpacePreconditioner { body_blocks, symmetric_gauss_seidel };
 std::string to_string(BodySpacePreconditioner preconditioner);
 
@@ -100,8 +100,9 @@ struct InteriorPointOptions {
   // CG back-end in the body space: apply K = I + F D^-1 F^T from its blocks, assembled at each
   // Newton step (one per body and per pair of bodies in contact), instead of from F's cone
   // columns at every product: the same K, with about half the bytes per product
-  // (body_space_operator.hpp; measured 1.2-1.5x faster Krylov iterations,
-  // validation/benchmark/README.md). The contact-space Newton matrix is never formed either
+  // (body_space_operator.hpp; measured 1.1-1.4x faster Krylov iterations,
+  // validation/benchmark/results/ipm_body_order_and_assembled_k.json). The contact-space
+  // Newton matrix is never formed either
   // way. False: the matrix-free product.
   bool assemble_body_space = true;
   // With assemble_body_space (ignored by the matrix-free product, which has no L to sweep).

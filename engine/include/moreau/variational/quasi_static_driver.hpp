@@ -41,7 +41,7 @@
 // displacements only up to the mechanisms that cost nothing: a particle that rolls or slides
 // along its loaded neighbours at the friction limit without changing the dissipation, a chain
 // that turns about its ends. The interior point method then returns a point deep inside that
-// set, and in the 1,520-particle biaxial runs one load step moved a loaded particle by 38 m
+// set: in a 1,520-particle biaxial sample a load step moves a loaded particle by 38 m
 // (README of experiments/biaxial_compression). Eq. 4.16 is the limit dt -> infinity of the
 // dynamic problem eq. 4.15; with a finite pseudo-time step dt each load step is eq. 4.15
 // started from rest (v0 = 0, so that only theta dt^2 enters: theta = 1): the equilibrium rows

@@ -58,14 +58,14 @@ class ShearHistory {
 
 // Checkpoints of the history (shear_history.cpp), so that a resumed run carries Delta q of
 // every persistent contact exactly as an uninterrupted one: a JSON file
-//   {"format": "moreau shear history", "version": 1, "bodies": B,
+//   {"format": "moreau shear history", "version": 2, "bodies": B,
 //    "contacts": [[body_a, body_b, order, fx, fy, fz], ...]}
 // with the force vector written with 17 significant digits (it reads back bit for bit). Throws InputError
 // naming the file if it cannot be written.
 void write_shear_history(const std::filesystem::path& path, const ShearHistory& history,
                          int bodies);
 // Throws InputError naming the file and the entry for a file that is not such a history (or one
-// of version 1, the scalar q before the vector of stop 25), was written for another number of
+// of version 1, which held the scalar q instead of the vector), was written for another number of
 // bodies, names a body outside [0, bodies), repeats a key or holds
 // a force that is not finite.
 ShearHistory read_shear_history(const std::filesystem::path& path, int bodies);

@@ -1,7 +1,9 @@
 #pragma once
-// results.json of an experiment: every checked quantity with its published value, measured
-// value, tolerance, source and verdict, plus unchecked measurements (timings, counts) and
-// the raw data and figure files it produced.
+// results.json of an experiment: every reference entry with its published value, measured
+// value, tolerance, source and verdict, plus unchecked measurements (timings, counts), the raw
+// data and figure files it produced, and the provenance of the run (commit, date, machine,
+// threads, wall time, command).
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -9,12 +11,35 @@
 
 namespace moreau {
 
+// The four verdicts a check can end in.
+enum class Verdict {
+  pass,              // the measured value meets the published one within its tolerance
+  fail,              // it does not, and no known difference is flagged at this scale
+  known_difference,  // it does not, and the reference explains why (flagged at this scale)
+  not_evaluated,     // not at this scale, its inputs were not run, or a bound cannot decide
+};
+std::string to_string(Verdict verdict);  // "pass", "fail", "known difference", "not evaluated"
+
+// What a measured number is: the value itself, or a bound of it (a run stopped by its budget
+// knows only that the true value lies beyond what it measured).
+enum class Measured { exact, lower_bound, upper_bound };
+std::string to_string(Measured measured);
+
 struct CheckResult {
   ReferenceValue reference;
-  double measured = 0.0;
-  std::string note;  // how the measured value was obtained
-  bool passed = false;
+  double measured = std::numeric_limits<double>::quiet_NaN();
+  Measured measured_is = Measured::exact;
+  std::string note;  // how the measured value was obtained, or why it was not evaluated
+  Verdict verdict = Verdict::not_evaluated;
+  // A known difference is flagged at this scale but the check passes: the flag is stale.
+  bool stale_known_difference = false;
 };
+
+// The verdict of `measured` against `reference` at `scale`. A bound decides only where every
+// value beyond it gives the same answer (a lower bound above an at_least threshold passes);
+// otherwise the check is not evaluated. A non-finite value is a failed measurement.
+CheckResult judge(const ReferenceValue& reference, const std::string& scale, double measured,
+                  Measured measured_is = Measured::exact);
 
 struct Measurement {
   std::string name;
@@ -24,7 +49,8 @@ struct Measurement {
 };
 
 // Command-line arguments every experiment takes: --scale quick|full, --reference DIR,
-// --output DIR, --threads N.
+// --output DIR, --threads N. Parsing also starts the run's wall clock and keeps its command
+// line for the provenance of results.json.
 struct ExperimentArguments {
   std::string scale = "quick";
   std::string reference_directory;
@@ -42,19 +68,30 @@ class ExperimentResults {
   // Compares `measured` with the reference entry `name` and records the verdict.
   const CheckResult& check(const std::string& name, double measured, const std::string& note = "");
   const CheckResult& check(const std::string& name, bool holds, const std::string& note = "");
+  // A measured bound of the quantity (e.g. a ratio whose run stopped at its budget).
+  const CheckResult& check_bound(const std::string& name, double bound, Measured measured_is,
+                                 const std::string& note);
+  // The entry `name` applies at this scale but was not evaluated by this run; `reason` says why
+  // (its inputs were not run, the configuration that decides it was not asked for).
+  const CheckResult& not_evaluated(const std::string& name, const std::string& reason);
   void measure(const std::string& name, double value, const std::string& unit,
                const std::string& note = "");
   void add_file(const std::string& relative_path, const std::string& kind);  // "raw", "figure"
 
+  // No check failed and no known-difference flag is stale.
   bool all_passed() const;
   const std::vector<CheckResult>& checks() const { return checks_; }
+  // Every reference entry with its verdict at this scale, in the reference's order: the
+  // recorded checks, entries of other scales and entries never checked as not evaluated.
+  std::vector<CheckResult> verdicts() const;
   // Writes results.json into `directory` and prints a table to stdout.
   void write(const std::string& directory) const;
-  // 0 when every check passed (known differences aside) and every reference entry was
-  // checked, else 1.
+  // 0 when no check failed, no known-difference flag is stale and every reference entry that
+  // applies at this scale was checked or declared not evaluated; else 1.
   int exit_code() const;
 
  private:
+  const CheckResult& record(CheckResult result);
   std::string experiment_;
   std::string scale_;
   Reference reference_;
