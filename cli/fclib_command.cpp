@@ -1,6 +1,7 @@
 #include "fclib_command.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <filesystem>
 #include <iostream>
@@ -99,6 +100,39 @@ void print_info(const std::string& path) {
             << "guesses:    " << file.guesses.size() << '\n';
 }
 
+// What a solve of an FCLIB file achieved, judged on the file's own terms: the FCLIB
+// natural-map merit (Acary, Bremond & Huber 2018) of the returned r against the tolerance the
+// user asked for. A solver's own stopping test (the suite's scaled merit, Dumont's eps_glob,
+// the IPM's criterion) can hold while the FCLIB merit does not; the maximum-dissipation
+// solvers (Preclik et al.) solve another impact model than the Coulomb problem the file poses.
+struct SolveStatus {
+  std::string model;   // "coulomb" or "maximum_dissipation"
+  std::string status;  // converged, fclib_merit_above_tolerance, not_converged, other_model
+  bool converged = false;
+};
+
+SolveStatus judge_solve(const std::string& solver, const SolverStats& stats, double fclib_merit,
+                        double tolerance) {
+  SolveStatus result;
+  result.model = solver.rfind("md_", 0) == 0 ? "maximum_dissipation" : "coulomb";
+  if (result.model != "coulomb") {
+    result.status = "other_model";
+  } else if (std::isfinite(fclib_merit) && fclib_merit <= tolerance) {
+    result.status = "converged";
+    result.converged = true;
+  } else {
+    result.status = stats.converged ? "fclib_merit_above_tolerance" : "not_converged";
+  }
+  return result;
+}
+
+// JSON has no NaN or infinity: a non-finite merit is written as "nan", "inf" or "-inf".
+nlohmann::json finite_or_text(double value) {
+  if (std::isfinite(value)) return value;
+  if (std::isnan(value)) return "nan";
+  return value > 0 ? "inf" : "-inf";
+}
+
 void solve(const SolveArguments& arguments) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
@@ -122,17 +156,21 @@ void solve(const SolveArguments& arguments) {
   }
   const double fclib_merit = fclib::natural_map_merit(local, r);
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const SolveStatus status = judge_solve(arguments.solver, stats, fclib_merit, arguments.tolerance);
 
   const nlohmann::json summary = {
       {"file", arguments.file},
       {"kind", file.local ? "local" : "global"},
       {"solver", stats.solver},
-      {"converged", stats.converged},
+      {"model", status.model},
+      {"status", status.status},
+      {"converged", status.converged},
+      {"solver_converged", stats.converged},
       {"termination", to_string(stats.termination)},
       {"iterations", stats.iterations},
       {"tolerance", stats.tolerance},
-      {"merit", fclib_merit},
-      {"suite_merit", stats.merit},
+      {"merit", finite_or_text(fclib_merit)},
+      {"suite_merit", finite_or_text(stats.merit)},
       {"solver_seconds", stats.wall_seconds},
       {"time_seconds", seconds},
   };
@@ -165,7 +203,10 @@ void add_fclib_command(CLI::App& app) {
   solve_command->add_option("FILE", arguments->file, "FCLIB file (.hdf5)")->required();
   solve_command->add_option("--solver", arguments->solver, "Solver (see `moreau solvers`)")
       ->capture_default_str();
-  solve_command->add_option("--tol", arguments->tolerance, "Tolerance on the suite's merit")
+  solve_command
+      ->add_option("--tol", arguments->tolerance,
+                   "Tolerance: the solver stops on its own criterion at it, and \"converged\" "
+                   "means the FCLIB merit of the returned r meets it")
       ->capture_default_str();
   solve_command->add_option("--max-iter", arguments->max_iterations, "Iteration limit")
       ->capture_default_str();

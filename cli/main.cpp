@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*run) moreau::cli::run_scene(scene_path, overrides);
+    if (*run) return moreau::cli::run_scene(scene_path, overrides);
     if (*check) moreau::cli::check_scene(check_path);
     if (*solvers) moreau::cli::list_solvers();
     if (*schema) moreau::cli::print_schema();

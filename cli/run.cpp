@@ -25,6 +25,21 @@
 namespace moreau::cli {
 namespace {
 
+// A number for summary.json: JSON has no NaN or infinity, and a null would read as "nothing
+// measured"; a non-finite value is written as the string "nan", "inf" or "-inf".
+nlohmann::json number(double value) {
+  if (std::isfinite(value)) return value;
+  if (std::isnan(value)) return "nan";
+  return value > 0 ? "inf" : "-inf";
+}
+
+// The run's status: a run that completed its steps with a non-finite merit or criterion at some
+// step did not solve what it claims ("non_finite", exit status 4).
+std::string run_status(const RunOutcome& outcome, const RunStatistics& stats) {
+  if (outcome.status == "completed" && stats.non_finite_steps > 0) return "non_finite";
+  return outcome.status;
+}
+
 // The summary.json of a run: what ran, how it ended, and the solvers' totals.
 void write_summary(const std::filesystem::path& path, const Scene& scene, const Stepper& stepper,
                    const RunStatistics& stats, const RunOutcome& outcome) {
@@ -38,7 +53,7 @@ void write_summary(const std::filesystem::path& path, const Scene& scene, const 
                                                                                 : "ipm";
   nlohmann::json summary = {
       {"scene", scene.source},
-      {"status", outcome.status},
+      {"status", run_status(outcome, stats)},
       {"scheme", to_string(scene.scheme)},
       {"dimension", static_cast<int>(scene.world.dimension)},
       {"bodies", scene.world.bodies.size()},
@@ -59,7 +74,9 @@ void write_summary(const std::filesystem::path& path, const Scene& scene, const 
       {"collision_seconds", stats.collision_seconds},
       {"non_converged_steps", stats.non_converged_steps},
       {"first_non_converged_step", nullptr},
-      {"max_merit", stats.max_merit},
+      {"max_merit", number(stats.max_merit)},
+      {"non_finite_steps", stats.non_finite_steps},
+      {"first_non_finite_step", nullptr},
       {"max_merit_step", nullptr},
       {"total_solver_iterations", stats.total_iterations},
       {"max_solver_iterations", stats.max_iterations},
@@ -73,10 +90,12 @@ void write_summary(const std::filesystem::path& path, const Scene& scene, const 
   if (stats.first_non_converged_step >= 0)
     summary["first_non_converged_step"] = stats.first_non_converged_step;
   if (stats.max_merit_step >= 0) summary["max_merit_step"] = stats.max_merit_step;
+  if (stats.first_non_finite_step >= 0)
+    summary["first_non_finite_step"] = stats.first_non_finite_step;
   // A solver stopping on another measure than the merit (the IPM's `stopping`) says which.
   if (stats.criterion != "merit") {
     summary["stopping_criterion"] = stats.criterion;
-    summary["max_criterion_value"] = stats.max_criterion_value;
+    summary["max_criterion_value"] = number(stats.max_criterion_value);
   }
   if (compatible) {
     summary["compatible_solver"] = {
@@ -87,7 +106,7 @@ void write_summary(const std::filesystem::path& path, const Scene& scene, const 
                                          : nlohmann::json(nullptr)},
         {"max_outer_iterations", stats.compatible_max_outer_iterations},
         {"total_inner_iterations", stats.compatible_total_inner_iterations},
-        {"max_equilibrium_residual", stats.compatible_max_equilibrium_residual},
+        {"max_equilibrium_residual", number(stats.compatible_max_equilibrium_residual)},
         {"seconds", stats.compatible_seconds}};
   }
   if (!outcome.error.empty()) summary["error"] = outcome.error;
@@ -240,7 +259,7 @@ void print_result(const Scene& scene, const Stepper& stepper, const RunStatistic
 
 }  // namespace
 
-void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
+int run_scene(const std::string& scene_path, const RunOverrides& overrides) {
   Scene scene = load_scene(scene_path);
   apply_overrides(scene, overrides);
   // Under DEM, --steps replaces the DEM step count (the scene's duration is that of CD steps).
@@ -292,6 +311,13 @@ void run_scene(const std::string& scene_path, const RunOverrides& overrides) {
   const RunOutcome outcome = simulation.run(total_steps);
   if (!overrides.quiet)
     print_result(scene, stepper, stats, outcome, exporter ? &*exporter : nullptr);
+  if (run_status(outcome, stats) == "non_finite") {
+    std::cerr << "moreau: error: " << stats.non_finite_steps
+              << " steps ended with a merit or criterion that is not finite (first: step "
+              << stats.first_non_finite_step << "); summary.json has status \"non_finite\"\n";
+    return kNonFiniteExitStatus;
+  }
+  return 0;
 }
 
 void check_scene(const std::string& scene_path) {

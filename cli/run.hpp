@@ -24,8 +24,10 @@ struct RunOverrides {
 // writes CSV/VTK every output.every steps and summary.json at the end. Under DEM, `steps`
 // replaces the DEM step count.
 // Throws InputError (bad scene or option) or SimulationError (a state that is not finite, or a
-// solver failure under solver.on_failure = "stop").
-void run_scene(const std::string& scene_path, const RunOverrides& overrides);
+// solver failure under solver.on_failure = "stop"). Returns 0, or kNonFiniteExitStatus when
+// the run completed but some step's merit or criterion was not finite.
+inline constexpr int kNonFiniteExitStatus = 4;
+int run_scene(const std::string& scene_path, const RunOverrides& overrides);
 
 // `moreau check`: loads and validates the scene and prints what it holds, without running.
 void check_scene(const std::string& scene_path);

@@ -586,7 +586,7 @@ void measure_run(ExperimentResults& results, const Run& run) {
   for (const auto& [status, count] : statuses)
     why += (why.empty() ? "" : ", ") + status + ": " + std::to_string(count);
   results.measure(p + "steps not converged", failed, "", why);
-  results.measure(p + "wall time per step (mean)", seconds / n, "s", "loaded shared machine");
+  results.measure(p + "wall time per step (mean)", seconds / n, "s", "one thread");
 }
 
 // The published slopes and spreads (mu = 0.5), checked at full scale only (expected.json).

@@ -4,11 +4,12 @@
 # own reduction with M as stored, own cone projection), never by the solver's bookkeeping.
 # Per file: the independent FCLIB merit must agree with the merit `moreau` reports (relative
 # 1e-3, or 1e-10 absolute: both are sums of the same residuals in another order), and a run
-# reported converged at --tol 1e-10 on the suite's merit must have an independent FCLIB merit
-# <= 1e-8 (the suite merit's block scaling rows / trace(W_ii) differs from FCLIB's by far less
-# than the factor 100 between the two tolerances on these files). The only file `moreau`
-# may refuse is the rolling-friction one (spacedim 5, unsupported, exit status 2).
-# usage: fclib_independent_merit.sh MOREAU DATA_DIRECTORY WORK_DIRECTORY SOLVER MAX_ITERATIONS
+# reported "converged" must have an independent FCLIB merit within the tolerance asked for
+# (the same 1e-3 relative slack): `converged` means the FCLIB merit met --tol, whatever the
+# solver's own stopping test said. A maximum-dissipation solver (md_*) solves another impact
+# model than the file's Coulomb problem and must never report `converged`. The only file
+# `moreau` may refuse is the rolling-friction one (spacedim 5, unsupported, exit status 2).
+# usage: fclib_independent_merit.sh MOREAU DATA_DIRECTORY WORK_DIRECTORY SOLVER MAX_ITERATIONS TOLERANCE
 set -eu
 moreau=$1
 data=$2
@@ -46,10 +47,12 @@ for file in "$data"/*.hdf5; do
   verdict=$(/usr/bin/python3 -c "
 import sys
 reported, independent, converged = float('$reported'), float('$independent'), $converged == 1
+tolerance, other_model = float('$tolerance'), '$solver'.startswith('md_')
 agree = abs(reported - independent) <= max(1e-3 * max(reported, independent), 1e-10)
-solved = independent <= 1e-8
-print('ok' if agree and (solved or not converged) else
-      'reported %.3e, independent %.3e, converged %s' % (reported, independent, converged))")
+solved = independent <= tolerance * (1 + 1e-3)
+honest = (solved and not other_model) or not converged
+print('ok' if agree and honest else
+      'reported %.3e, independent %.3e, converged %s (tolerance %g)' % (reported, independent, converged, tolerance))")
   checked=$((checked + 1))
   echo "$name: $solver converged=$converged reported $reported independent $independent: $verdict"
   [ "$verdict" = ok ] || failures=$((failures + 1))

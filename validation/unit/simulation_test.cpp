@@ -3,7 +3,9 @@
 #include "moreau/simulation/simulation.hpp"
 
 #include <boost/test/unit_test.hpp>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -119,6 +121,31 @@ BOOST_AUTO_TEST_CASE(stop_policy_ends_the_run_at_the_first_failed_step) {
              std::string::npos);
   BOOST_TEST(stats.non_converged_steps == 1);
   BOOST_TEST(stats.first_non_converged_step == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_step_with_a_non_finite_merit_or_criterion_is_counted) {
+  // A run whose solver returned NaN or inf at some step did not solve what it claims: the
+  // statistics count it, and `moreau run` ends such a run with status "non_finite".
+  Scene scene = resting_ball("semi_implicit_euler", "pgs", 1);
+  const std::unique_ptr<Stepper> stepper = make_stepper(scene);
+  RunStatistics stats;
+  StepReport report;
+  report.solver_stats.termination = Termination::converged;
+  report.step = 1;
+  report.solver_stats.merit = 1e-9;
+  stats.on_step(*stepper, report);
+  BOOST_TEST(stats.non_finite_steps == 0);
+  report.step = 2;
+  report.solver_stats.merit = std::numeric_limits<double>::quiet_NaN();
+  stats.on_step(*stepper, report);
+  report.step = 3;
+  report.solver_stats.merit = 1e-9;
+  report.solver_stats.criterion = "kleinert_error";
+  report.solver_stats.criterion_value = std::numeric_limits<double>::infinity();
+  stats.on_step(*stepper, report);
+  BOOST_TEST(stats.non_finite_steps == 2);
+  BOOST_TEST(stats.first_non_finite_step == 2);
+  BOOST_TEST(std::isnan(stats.max_merit));
 }
 
 BOOST_AUTO_TEST_CASE(warn_policy_warns_ten_times_then_only_counts) {

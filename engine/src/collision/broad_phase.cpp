@@ -15,12 +15,14 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <sstream>
 #include <utility>
 #include <variant>
 #include <vector>
 
 #include "collision_buffers.hpp"
 #include "moreau/collision/collision_detector.hpp"
+#include "moreau/core/error.hpp"
 
 namespace moreau {
 namespace collision_detail {
@@ -39,6 +41,10 @@ constexpr int kParallelBodies = 4096;
 // A non-dynamic body whose bounding radius exceeds this many times the largest dynamic one
 // stays off the grid: the cell is sized for the grains, not for one blade or wall.
 constexpr double kLargeBodyFactor = 4.0;
+// The most cells a body's neighbour search reaches along an axis: its stencil has
+// (2 reach + 1)^3 cells, 4,913 at 8, so that a cell size far below the bodies cannot make the
+// broad phase's work and key arrays grow as (diameter / cell)^3 until memory runs out.
+constexpr double kMaxCellReach = 8.0;
 
 double largest_dynamic_radius(const std::vector<Bound>& bound, const std::vector<char>& dynamic) {
   double largest = 0.0;
@@ -412,9 +418,16 @@ void broad_phase_pairs(const World& world, const CollisionOptions& options,
   double cell_size = options.cell_size > 0.0 ? options.cell_size : diameter;
   if (!(cell_size > 0.0)) cell_size = 1.0;
   const double reach_cells = std::ceil(diameter / cell_size);
-  // A cell far smaller than the bodies would make the stencil (2 reach + 1)^3 cells; the
-  // coordinate limit bounds the reach as it bounds the coordinates.
-  const int reach = static_cast<int>(std::clamp(reach_cells, 1.0, 1.0e9));
+  if (reach_cells > kMaxCellReach) {
+    std::ostringstream message;
+    message << "collision.cell_size: " << cell_size << " m is below 1/" << kMaxCellReach
+            << " of the largest gridded body's diameter plus the margin (" << diameter
+            << " m): each body's neighbour search would span " << reach_cells
+            << " cells per axis; give at least " << diameter / kMaxCellReach
+            << " m, or 0 for the automatic size";
+    throw InputError(message.str());
+  }
+  const int reach = static_cast<int>(std::max(reach_cells, 1.0));
   const double inverse_cell = 1.0 / cell_size;
 
   const int bounded = static_cast<int>(item_body.size());

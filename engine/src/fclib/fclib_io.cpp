@@ -4,6 +4,7 @@
 #include <hdf5.h>
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -62,16 +63,60 @@ Handle open_dataset(const Context& context, hid_t location, const std::string& n
   return dataset;
 }
 
-hsize_t element_count(const Handle& dataset) {
+// The most elements one dataset may declare (2^26: 512 MiB of doubles). Uncompressed datasets
+// are also held to what the file stores, so that the memory a file can make the reader take is a
+// few times the file's size, and at most a few GiB for a compressed one.
+constexpr hsize_t kMaxElements = hsize_t{1} << 26;
+
+// What an unwritten dataset (declared, never written: it stores nothing) means where it is met.
+// Files of the collection declare /solution datasets they never write; such a dataset holds no
+// solution and reads as absent. A problem's own data must be written.
+enum class Unwritten { refused, absent };
+
+// The number of elements a dataset declares, checked against the file's real storage before
+// anything sized by it is allocated: a dataset that declares elements and stores none, or
+// fewer bytes than it declares, is refused naming the dataset (or, where `unwritten` allows,
+// an unwritten one counts as empty).
+hsize_t checked_count(const Context& context, const Handle& dataset, const std::string& path,
+                      Unwritten unwritten = Unwritten::refused) {
   const Handle space(H5Dget_space(dataset.get()), H5Sclose);
-  const hssize_t count = H5Sget_simple_extent_npoints(space.get());
-  return count < 0 ? 0 : static_cast<hsize_t>(count);
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 0) context.fail(path, "has no readable dataspace");
+  if (rank > 1)
+    context.fail(path, "is a rank-" + std::to_string(rank) + " array; FCLIB stores rank-1 arrays");
+  const hssize_t points = H5Sget_simple_extent_npoints(space.get());
+  if (points < 0) context.fail(path, "has no readable extent");
+  const auto count = static_cast<hsize_t>(points);
+  if (count == 0) return 0;
+  const hsize_t stored = H5Dget_storage_size(dataset.get());
+  if (stored == 0 && unwritten == Unwritten::absent) return 0;
+  if (count > kMaxElements)
+    context.fail(path, "declares " + std::to_string(count) +
+                           " elements, more than a problem file may hold (" +
+                           std::to_string(kMaxElements) + ")");
+  if (stored == 0)
+    context.fail(path, "declares " + std::to_string(count) + " elements but stores none");
+  const Handle type(H5Dget_type(dataset.get()), H5Tclose);
+  const Handle creation(H5Dget_create_plist(dataset.get()), H5Pclose);
+  const bool compressed = creation.valid() && H5Pget_nfilters(creation.get()) > 0;
+  const std::size_t element = H5Tget_size(type.get());
+  if (!compressed && H5Tis_variable_str(type.get()) <= 0 && stored < count * element)
+    context.fail(path, "declares " + std::to_string(count) + " elements of " +
+                           std::to_string(element) + " bytes, but the file stores " +
+                           std::to_string(stored) + " bytes");
+  return count;
+}
+
+// The checked element count of dataset `name`.
+hsize_t declared_count(const Context& context, hid_t location, const std::string& name,
+                       const std::string& path) {
+  return checked_count(context, open_dataset(context, location, name, path), path);
 }
 
 std::vector<int> read_ints(const Context& context, hid_t location, const std::string& name,
                            const std::string& path) {
   const Handle dataset = open_dataset(context, location, name, path);
-  std::vector<int> values(element_count(dataset));
+  std::vector<int> values(checked_count(context, dataset, path));
   if (!values.empty() &&
       H5Dread(dataset.get(), H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0) {
     context.fail(path, "cannot be read as integers");
@@ -89,9 +134,9 @@ int read_int(const Context& context, hid_t location, const std::string& name,
 }
 
 VecX read_vector(const Context& context, hid_t location, const std::string& name,
-                 const std::string& path) {
+                 const std::string& path, Unwritten unwritten = Unwritten::refused) {
   const Handle dataset = open_dataset(context, location, name, path);
-  VecX values(static_cast<Eigen::Index>(element_count(dataset)));
+  VecX values(static_cast<Eigen::Index>(checked_count(context, dataset, path, unwritten)));
   if (values.size() > 0 &&
       H5Dread(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0) {
     context.fail(path, "cannot be read as floating-point numbers");
@@ -99,11 +144,16 @@ VecX read_vector(const Context& context, hid_t location, const std::string& name
   return values;
 }
 
+// FCLIB's strings (info/title, description, math_info) are one string each; an array of them
+// is refused rather than read in part.
 std::string read_string(const Context& context, hid_t location, const std::string& name,
                         const std::string& path) {
   const Handle dataset = open_dataset(context, location, name, path);
   const Handle type(H5Dget_type(dataset.get()), H5Tclose);
   if (H5Tget_class(type.get()) != H5T_STRING) context.fail(path, "is not a string");
+  const hsize_t count = checked_count(context, dataset, path);
+  if (count != 1)
+    context.fail(path, "holds " + std::to_string(count) + " strings; FCLIB stores one");
   if (H5Tis_variable_str(type.get()) > 0) {
     char* text = nullptr;
     if (H5Dread(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &text) < 0) {
@@ -113,7 +163,7 @@ std::string read_string(const Context& context, hid_t location, const std::strin
     H5free_memory(text);
     return result;
   }
-  std::vector<char> buffer(H5Tget_size(type.get()) * element_count(dataset) + 1, '\0');
+  std::vector<char> buffer(H5Tget_size(type.get()) + 1, '\0');
   if (H5Dread(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()) < 0) {
     context.fail(path, "cannot be read as a string");
   }
@@ -129,8 +179,16 @@ void check_finite(const Context& context, const std::string& path, const double*
   }
 }
 
+// A size the problem fixes for a matrix (rows or columns), where it is known before the matrix.
+struct Expected {
+  std::optional<Eigen::Index> rows;
+  std::optional<Eigen::Index> columns;
+  std::string rows_from;  // the vectors that fix them
+  std::string columns_from;
+};
+
 StoredMatrix read_matrix(const Context& context, hid_t location, const std::string& name,
-                         const std::string& path) {
+                         const std::string& path, const Expected& expected = {}) {
   const Handle group = open_group(context, location, name, path);
   const hid_t g = group.get();
   const int m = read_int(context, g, "m", path + "/m");
@@ -139,6 +197,33 @@ StoredMatrix read_matrix(const Context& context, hid_t location, const std::stri
   if (m < 0 || n < 0) {
     context.fail(path, "negative size " + std::to_string(m) + " x " + std::to_string(n));
   }
+  // The declared shape against what the problem's vectors fix, before anything is sized by it.
+  const auto disagree = [&](const std::string& vector, Eigen::Index entries, int declared) {
+    context.fail(path, "is " + std::to_string(m) + " x " + std::to_string(n) + " but " + vector +
+                           " has " + std::to_string(entries) + " entries (expected " +
+                           std::to_string(declared) + ")");
+  };
+  if (expected.rows && *expected.rows != m) disagree(expected.rows_from, *expected.rows, m);
+  if (expected.columns && *expected.columns != n)
+    disagree(expected.columns_from, *expected.columns, n);
+  if (static_cast<hsize_t>(m) > kMaxElements || static_cast<hsize_t>(n) > kMaxElements)
+    context.fail(path, "size " + std::to_string(m) + " x " + std::to_string(n) +
+                           " exceeds what a problem file may hold (" +
+                           std::to_string(kMaxElements) + " rows or columns)");
+  // The arrays' declared lengths against the storage code, before any of them is read.
+  const hsize_t p_count = declared_count(context, g, "p", path + "/p");
+  const hsize_t i_count = declared_count(context, g, "i", path + "/i");
+  const hsize_t x_count = declared_count(context, g, "x", path + "/x");
+  if (i_count != x_count)
+    context.fail(path, "i holds " + std::to_string(i_count) + " entries and x " +
+                           std::to_string(x_count) + "; they must hold one per entry");
+  if (nz >= 0 && (p_count < static_cast<hsize_t>(nz) || i_count < static_cast<hsize_t>(nz)))
+    context.fail(path, "nz = " + std::to_string(nz) + " but p, i, x hold " +
+                           std::to_string(p_count) + ", " + std::to_string(i_count) + ", " +
+                           std::to_string(x_count) + " entries");
+  if ((nz == -1 || nz == -2) && p_count != static_cast<hsize_t>(nz == -1 ? n : m) + 1)
+    context.fail(path + "/p", "holds " + std::to_string(p_count) + " pointers, expected " +
+                                  std::to_string((nz == -1 ? n : m) + 1));
   const std::vector<int> p = read_ints(context, g, "p", path + "/p");
   const std::vector<int> i = read_ints(context, g, "i", path + "/i");
   const VecX x = read_vector(context, g, "x", path + "/x");
@@ -172,8 +257,14 @@ StoredMatrix read_matrix(const Context& context, hid_t location, const std::stri
       context.fail(path + "/p", "holds " + std::to_string(p.size()) + " pointers, expected " +
                                     std::to_string(outer + 1));
     }
+    if (p[0] != 0)
+      context.fail(path + "/p", "starts at " + std::to_string(p[0]) + "; pointers start at 0");
     for (int k = 0; k < outer; ++k) {
-      if (p[k] > p[k + 1] || p[k] < 0) context.fail(path + "/p", "pointers are not increasing");
+      if (p[k] > p[k + 1])
+        context.fail(path + "/p", "pointer " + std::to_string(k + 1) + " (" +
+                                      std::to_string(p[k + 1]) + ") is below pointer " +
+                                      std::to_string(k) + " (" + std::to_string(p[k]) +
+                                      "): pointers must not decrease");
     }
     const auto count = static_cast<std::size_t>(p[outer]);
     if (i.size() < count || static_cast<std::size_t>(x.size()) < count) {
@@ -216,9 +307,10 @@ std::optional<Info> read_info(const Context& context, hid_t location, const std:
 }
 
 std::optional<StoredMatrix> read_optional_matrix(const Context& context, hid_t location,
-                                                 const std::string& name, const std::string& path) {
+                                                 const std::string& name, const std::string& path,
+                                                 const Expected& expected = {}) {
   if (!exists(location, name)) return std::nullopt;
-  return read_matrix(context, location, name, path);
+  return read_matrix(context, location, name, path, expected);
 }
 
 LocalProblem read_local(const Context& context, hid_t file) {
@@ -227,15 +319,18 @@ LocalProblem read_local(const Context& context, hid_t file) {
   const hid_t g = group.get();
   LocalProblem problem;
   problem.spacedim = read_int(context, g, "spacedim", root + "/spacedim");
-  problem.W = read_matrix(context, g, "W", root + "/W");
-  problem.V = read_optional_matrix(context, g, "V", root + "/V");
-  problem.R = read_optional_matrix(context, g, "R", root + "/R");
+  // The vectors first: q fixes W's size before W is read.
   const Handle vectors = open_group(context, g, "vectors", root + "/vectors");
   problem.q = read_vector(context, vectors.get(), "q", root + "/vectors/q");
   problem.mu = read_vector(context, vectors.get(), "mu", root + "/vectors/mu");
   if (exists(vectors.get(), "s")) {
     problem.s = read_vector(context, vectors.get(), "s", root + "/vectors/s");
   }
+  const Eigen::Index rows = problem.q.size();
+  problem.W = read_matrix(context, g, "W", root + "/W",
+                          {rows, rows, root + "/vectors/q", root + "/vectors/q"});
+  problem.V = read_optional_matrix(context, g, "V", root + "/V");
+  problem.R = read_optional_matrix(context, g, "R", root + "/R");
   problem.info = read_info(context, g, root);
   return problem;
 }
@@ -246,9 +341,7 @@ GlobalProblem read_global(const Context& context, hid_t file) {
   const hid_t g = group.get();
   GlobalProblem problem;
   problem.spacedim = read_int(context, g, "spacedim", root + "/spacedim");
-  problem.M = read_matrix(context, g, "M", root + "/M");
-  problem.H = read_matrix(context, g, "H", root + "/H");
-  problem.G = read_optional_matrix(context, g, "G", root + "/G");
+  // The vectors first: f, w and b fix the matrices' sizes before the matrices are read.
   const Handle vectors = open_group(context, g, "vectors", root + "/vectors");
   problem.f = read_vector(context, vectors.get(), "f", root + "/vectors/f");
   problem.w = read_vector(context, vectors.get(), "w", root + "/vectors/w");
@@ -256,6 +349,15 @@ GlobalProblem read_global(const Context& context, hid_t file) {
   if (exists(vectors.get(), "b")) {
     problem.b = read_vector(context, vectors.get(), "b", root + "/vectors/b");
   }
+  const Eigen::Index dofs = problem.f.size();
+  const std::string f_path = root + "/vectors/f";
+  problem.M = read_matrix(context, g, "M", root + "/M", {dofs, dofs, f_path, f_path});
+  problem.H = read_matrix(context, g, "H", root + "/H",
+                          {dofs, problem.w.size(), f_path, root + "/vectors/w"});
+  problem.G = read_optional_matrix(
+      context, g, "G", root + "/G",
+      {dofs, problem.b ? std::optional<Eigen::Index>(problem.b->size()) : std::nullopt, f_path,
+       root + "/vectors/b"});
   problem.info = read_info(context, g, root);
   return problem;
 }
@@ -264,7 +366,7 @@ Solution read_solution(const Context& context, hid_t location, const std::string
   Solution solution;
   const auto field = [&](const char* name, VecX& value) {
     if (exists(location, name)) {
-      value = read_vector(context, location, name, path + "/" + name);
+      value = read_vector(context, location, name, path + "/" + name, Unwritten::absent);
       check_finite(context, path + "/" + name, value.data(), value.size());
     }
   };

@@ -4,12 +4,15 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <vector>
 
+#include "moreau/collision/collision_detector.hpp"
 #include "moreau/core/error.hpp"
 #include "moreau/registry/solver_registry.hpp"
 #include "scene_bodies.hpp"
@@ -225,10 +228,9 @@ void validate_in(const std::string& source, F&& validate) {
   }
 }
 
-// Walks the document as the parser does and records where it fails, so that a malformed
-// file is reported by line, column and (for a number out of range) JSON path. Only run
-// after the ordinary parse has failed.
-class ErrorLocator final : public nlohmann::json_sax<json> {
+// A SAX walk of the document that knows the JSON path of the value it is at (bodies[3].shape),
+// for the checks that run beside nlohmann's parser and name what they find by its path.
+class PathTrackingSax : public nlohmann::json_sax<json> {
  public:
   bool null() override { return value(); }
   bool boolean(bool) override { return value(); }
@@ -239,7 +241,7 @@ class ErrorLocator final : public nlohmann::json_sax<json> {
   bool binary(binary_t&) override { return value(); }
   bool start_object(std::size_t) override {
     value();
-    frames_.push_back({false, -1, {}});
+    frames_.push_back({false, -1, {}, {}});
     return true;
   }
   bool key(string_t& name) override {
@@ -252,34 +254,20 @@ class ErrorLocator final : public nlohmann::json_sax<json> {
   }
   bool start_array(std::size_t) override {
     value();
-    frames_.push_back({true, -1, {}});
+    frames_.push_back({true, -1, {}, {}});
     return true;
   }
   bool end_array() override {
     frames_.pop_back();
     return true;
   }
-  bool parse_error(std::size_t position, const std::string&,
-                   const json::exception& error) override {
-    position_ = position;
-    id_ = error.id;
-    message_ = error.what();
-    // The failing value was never reported, so inside an array it is the next element.
-    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
-    path_ = current_path();
-    return false;
-  }
 
-  std::size_t position() const { return position_; }
-  int id() const { return id_; }
-  const std::string& message() const { return message_; }
-  const std::string& path() const { return path_; }
-
- private:
+ protected:
   struct Frame {
     bool array;
     long index;
     std::string key;
+    std::map<std::string, std::size_t> seen;  // an object's keys, for DuplicateKeyFinder
   };
   bool value() {
     if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
@@ -299,8 +287,31 @@ class ErrorLocator final : public nlohmann::json_sax<json> {
     }
     return path;
   }
-
   std::vector<Frame> frames_;
+};
+
+// Walks the document as the parser does and records where it fails, so that a malformed
+// file is reported by line, column and (for a number out of range) JSON path. Only run
+// after the ordinary parse has failed.
+class ErrorLocator final : public PathTrackingSax {
+ public:
+  bool parse_error(std::size_t position, const std::string&,
+                   const json::exception& error) override {
+    position_ = position;
+    id_ = error.id;
+    message_ = error.what();
+    // The failing value was never reported, so inside an array it is the next element.
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+    path_ = current_path();
+    return false;
+  }
+
+  std::size_t position() const { return position_; }
+  int id() const { return id_; }
+  const std::string& message() const { return message_; }
+  const std::string& path() const { return path_; }
+
+ private:
   std::size_t position_ = 0;
   int id_ = 0;
   std::string message_;
@@ -331,6 +342,97 @@ class ErrorLocator final : public nlohmann::json_sax<json> {
   else
     message += "malformed JSON: " + detail;
   throw InputError(message);
+}
+
+// Line and column (from 1) of a byte offset of the text.
+std::string line_and_column(const std::string& text, std::size_t offset) {
+  const std::size_t end = std::min(offset, text.size());
+  const long line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(end), '\n');
+  const std::size_t line_start = end == 0 ? std::string::npos : text.rfind('\n', end - 1);
+  const std::size_t column = line_start == std::string::npos ? end + 1 : end - line_start;
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+// An iterator over the text that records how far the parser has read, so that a SAX event
+// knows where in the file it happens (nlohmann's key events carry no position).
+class TrackingIterator {
+ public:
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+  TrackingIterator() = default;
+  TrackingIterator(const char* at, const char* begin, std::size_t* furthest)
+      : at_(at), begin_(begin), furthest_(furthest) {}
+  reference operator*() const { return *at_; }
+  TrackingIterator& operator++() {
+    ++at_;
+    if (furthest_) *furthest_ = std::max(*furthest_, static_cast<std::size_t>(at_ - begin_));
+    return *this;
+  }
+  TrackingIterator operator++(int) {
+    TrackingIterator before = *this;
+    ++*this;
+    return before;
+  }
+  bool operator==(const TrackingIterator& other) const { return at_ == other.at_; }
+  bool operator!=(const TrackingIterator& other) const { return at_ != other.at_; }
+
+ private:
+  const char* at_ = nullptr;
+  const char* begin_ = nullptr;
+  std::size_t* furthest_ = nullptr;
+};
+
+// Finds the first key that appears twice in one object. JSON leaves duplicate names undefined
+// and nlohmann keeps the last silently: a scene edited with the old line left in would run
+// what nobody asked for.
+class DuplicateKeyFinder final : public PathTrackingSax {
+ public:
+  explicit DuplicateKeyFinder(const std::size_t* read) : read_(read) {}
+  bool key(string_t& name) override {
+    PathTrackingSax::key(name);
+    const auto [first, inserted] = frames_.back().seen.emplace(name, *read_);
+    if (!inserted) {
+      duplicate_ = current_path();
+      first_at_ = first->second;
+      second_at_ = *read_;
+      return false;  // stop at the first duplicate
+    }
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const json::exception&) override {
+    return false;  // the ordinary parse reports malformed JSON
+  }
+
+  const std::string& duplicate() const { return duplicate_; }
+  std::size_t first_at() const { return first_at_; }
+  std::size_t second_at() const { return second_at_; }
+
+ private:
+  const std::size_t* read_;  // bytes the parser has read
+  std::string duplicate_;
+  std::size_t first_at_ = 0;
+  std::size_t second_at_ = 0;
+};
+
+// What the JSON parser would accept but a scene file must not hold: NUL bytes (the parser
+// stops at the first and ignores what follows) and duplicate keys.
+void check_scene_text(const std::string& path, const std::string& text) {
+  if (const std::size_t nul = text.find('\0'); nul != std::string::npos)
+    throw InputError(path + ": " + line_and_column(text, nul) +
+                     ": a NUL byte; a scene file is JSON text, and nothing may follow its value");
+  std::size_t read = 0;
+  DuplicateKeyFinder finder(&read);
+  const TrackingIterator begin(text.data(), text.data(), &read);
+  const TrackingIterator end(text.data() + text.size(), text.data(), nullptr);
+  json::sax_parse(begin, end, &finder, json::input_format_t::json, true, true);
+  if (!finder.duplicate().empty())
+    throw InputError(path + ": " + line_and_column(text, finder.second_at()) + ": " +
+                     finder.duplicate() + ": duplicate key (first given at " +
+                     line_and_column(text, finder.first_at()) +
+                     "); JSON leaves a repeated name undefined, so a scene refuses it");
 }
 
 }  // namespace
@@ -448,6 +550,11 @@ Scene parse_scene(const nlohmann::json& document, const std::string& source_name
   scene.theta.time_step = scene.impulse_velocity.time_step = scene.shake.time_step =
       scene.variational.time_step = scene.time_step();
   scene.steps = read_step_count(root, scene.time_step());
+  // The simulated time must be a number: 2^60 steps of 1e300 s is no run.
+  if (!std::isfinite(static_cast<double>(scene.steps) * scene.time_step()))
+    root.get(root.has("steps") ? "steps" : "duration")
+        .fail(std::to_string(scene.steps) + " steps of " + format_number(scene.time_step()) +
+              " s do not make a finite simulated time");
   if (auto x = root.find("method")) {
     // The older spelling of integrator.scheme: cd is semi_implicit_euler.
     if (auto integrator = root.find("integrator"); integrator && integrator->has("scheme"))
@@ -488,6 +595,11 @@ Scene parse_scene(const nlohmann::json& document, const std::string& source_name
     scene.shake.validate();
     if (scene.scheme == Scheme::variational_theta) scene.variational.validate(world);
   });
+  // A cell size far below the bodies is refused by the broad phase before it allocates its
+  // grid; one pass over the scene's bodies reports it now rather than at the first step.
+  if (scene.semi_implicit_euler.collision.cell_size > 0.0)
+    validate_in(source_name,
+                [&] { broad_phase_pairs(world, scene.semi_implicit_euler.collision); });
   // The solver's own validator (what its constructor checks), so that `moreau check` reports
   // what `moreau run` would refuse.
   validate_in(source_name + ": solver", [&] { make_scene_solver(scene); });
@@ -502,11 +614,22 @@ Scene load_scene(const std::string& path) {
   const fs::file_status status = fs::status(path, status_error);
   if (!fs::exists(status)) throw InputError(path + ": scene file not found");
   if (fs::is_directory(status)) throw InputError(path + ": is a directory, not a scene file");
+  // A device or a pipe has no size to check before reading and may never end.
+  if (!fs::is_regular_file(status))
+    throw InputError(path + ": not a regular file (a device, pipe or socket); a scene is a file");
+  std::error_code size_error;
+  const std::uintmax_t size = fs::file_size(path, size_error);
+  if (size_error) throw InputError(path + ": cannot read the file size: " + size_error.message());
+  if (size > kMaxSceneBytes)
+    throw InputError(path + ": " + std::to_string(size) +
+                     " bytes, more than a scene file may hold (" + std::to_string(kMaxSceneBytes) +
+                     " bytes); large scenes place their bodies with generators");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open the scene file for reading");
   std::ostringstream buffer;
   buffer << in.rdbuf();
   const std::string text = buffer.str();
+  check_scene_text(path, text);
 
   json document;
   try {

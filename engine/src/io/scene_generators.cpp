@@ -3,11 +3,26 @@
 #include <array>
 #include <random>
 
+#include "moreau/io/scene.hpp"
 #include "scene_bodies.hpp"
 #include "sphere_placement.hpp"
 
 namespace moreau::scene_io {
 namespace {
+
+// Attempts to place one sphere by rejection: the time before a placement that cannot succeed
+// is reported stays in seconds.
+constexpr long kMaxPlacementAttempts = 1000000;
+
+// Bodies a generator may still add: the scene's bound (kMaxSceneBodies) is checked before any
+// body is made, so that a count cannot make the reader allocate without limit.
+long bodies_left(const World& world, const Node& count) {
+  const long left = static_cast<long>(kMaxSceneBodies) - static_cast<long>(world.bodies.size());
+  if (left < 1)
+    count.fail("the scene already holds " + std::to_string(world.bodies.size()) +
+               " bodies, its limit (" + std::to_string(kMaxSceneBodies) + ")");
+  return left;
+}
 
 // Uniform in [0, 1) with 53 random bits from two mt19937 draws (Matsumoto and Nishimura's
 // genrand_res53). Unlike std::uniform_real_distribution, whose algorithm each standard
@@ -52,8 +67,15 @@ void generate_grid(const Node& node, std::size_t index, World& world, Context& c
     if (entries.size() != 3 && !(context.planar() && entries.size() == 2))
       count_node.fail_type(context.planar() ? "an array of 2 integers [nx, ny]"
                                             : "an array of 3 integers [nx, ny, nz]");
+    const long room = bodies_left(world, count_node);
     for (std::size_t axis = 0; axis < entries.size(); ++axis)
       count[axis] = entries[axis].integer(1);
+    if (static_cast<double>(count[0]) * static_cast<double>(count[1]) *
+            static_cast<double>(count[2]) >
+        static_cast<double>(room))
+      count_node.fail(std::to_string(count[0]) + " x " + std::to_string(count[1]) + " x " +
+                      std::to_string(count[2]) + " bodies would take the scene past its limit of " +
+                      std::to_string(kMaxSceneBodies) + " bodies");
     if (context.planar() && count[2] != 1)
       entries[2].fail("a 2D grid has one layer in z, got " + std::to_string(count[2]));
   }
@@ -94,7 +116,11 @@ void generate_random_spheres(const Node& node, std::size_t index, World& world, 
                       "rotation_locked", "velocity", "angular_velocity"});
   const std::string name = generator_name(node, "random_spheres", index);
   const BodyProperties properties = read_body_properties(node, context);
-  const long count = node.get("count").integer(1);
+  const Node count_node = node.get("count");
+  const long count = count_node.integer(1);
+  if (count > bodies_left(world, count_node))
+    count_node.fail(std::to_string(count) + " bodies would take the scene past its limit of " +
+                    std::to_string(kMaxSceneBodies) + " bodies");
   const double radius_min = node.get("radius_min").positive();
   double radius_max = radius_min;
   if (auto r = node.find("radius_max")) {
@@ -144,7 +170,9 @@ void generate_random_spheres(const Node& node, std::size_t index, World& world, 
                              std::to_string(count) + " spheres");
     detail::place_on_lattice(placement, spacing, rng);
   } else {
-    const long max_attempts = node.has("max_attempts") ? node.get("max_attempts").integer(1) : 1000;
+    const long max_attempts = node.has("max_attempts")
+                                  ? node.get("max_attempts").integer(1, kMaxPlacementAttempts)
+                                  : 1000;
     try {
       detail::place_by_rejection(placement, max_attempts, rng);
     } catch (const InputError& e) {

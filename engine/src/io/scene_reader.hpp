@@ -5,6 +5,7 @@
 // JSON path of the value that is wrong. Private to the engine.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <map>
@@ -96,16 +97,35 @@ class Node {
            format_number(x));
     return x;
   }
-  // An integer >= minimum; a float with an integral value (1e3) is accepted.
+  // An integer in [minimum, maximum]; a float with an integral value (1e3) is accepted. The
+  // range is checked on the value as written, before any conversion: 2^63 does not wrap.
   long integer(long minimum, long maximum = std::numeric_limits<long>::max()) const {
     if (!value_->is_number()) fail_type("an integer");
+    const auto out_of_range = [&] {
+      fail("must lie in [" + std::to_string(minimum) + ", " + std::to_string(maximum) + "], got " +
+           describe(*value_));
+    };
+    if (value_->is_number_unsigned()) {
+      const auto x = value_->get<std::uint64_t>();
+      if (maximum < 0 || x > static_cast<std::uint64_t>(maximum) ||
+          static_cast<long double>(x) < static_cast<long double>(minimum))
+        out_of_range();
+      return static_cast<long>(x);
+    }
+    if (value_->is_number_integer()) {
+      const auto x = value_->get<std::int64_t>();
+      if (x < minimum || x > maximum) out_of_range();
+      return static_cast<long>(x);
+    }
     const double x = value_->get<double>();
     if (!std::isfinite(x) || x != std::floor(x))
       fail("expected an integer, got " + describe(*value_));
-    if (x < static_cast<double>(minimum) || x > static_cast<double>(maximum))
-      fail("must lie in [" + std::to_string(minimum) + ", " + std::to_string(maximum) + "], got " +
-           describe(*value_));
-    return value_->is_number_float() ? static_cast<long>(x) : value_->get<long>();
+    // 2^63 is the first double above every long; maximum itself may round up to it.
+    if (x < static_cast<double>(minimum) || x >= 0x1p63 || x > static_cast<double>(maximum))
+      out_of_range();
+    const long value = static_cast<long>(x);
+    if (value > maximum) out_of_range();
+    return value;
   }
   // A stiffness: a number (checked by `read`) or the string "rigid", +infinity.
   template <class Read>

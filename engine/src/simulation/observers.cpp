@@ -68,6 +68,16 @@ void RunStatistics::on_step(const Stepper&, const StepReport& report) {
     if (!std::isnan(max_criterion_value) && !(stats.criterion_value <= max_criterion_value))
       max_criterion_value = stats.criterion_value;  // NaN (a diverged solve) is kept
   }
+  const bool solver_non_finite =
+      stats.termination != Termination::not_run &&
+      (!std::isfinite(stats.merit) ||
+       (!stats.criterion.empty() && !std::isfinite(stats.criterion_value)));
+  const bool truss_non_finite =
+      report.compatible_ran && !std::isfinite(report.compatible_stats.equilibrium_residual);
+  if (solver_non_finite || truss_non_finite) {
+    ++non_finite_steps;
+    if (first_non_finite_step < 0) first_non_finite_step = step;
+  }
   total_iterations += stats.iterations;
   max_iterations = std::max(max_iterations, stats.iterations);
   max_contacts = std::max(max_contacts, report.active_contacts);

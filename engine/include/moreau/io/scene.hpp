@@ -2,6 +2,7 @@
 // Scene files: a JSON description of a world, its time stepping, the run length and the
 // output. The format, every key with its unit and default, is documented in
 // docs/scene-format.md.
+#include <cstdint>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -92,8 +93,19 @@ struct Scene {
   void set_solver(const std::string& name);
 };
 
+// The largest scene file read (64 MiB): explicit bodies take about 150-300 bytes each, so this
+// holds a few hundred thousand of them; larger scenes place bodies with generators. Checked
+// before anything is read, so that reading a scene takes at most a few times this in memory
+// (the text and its parsed document).
+inline constexpr std::uintmax_t kMaxSceneBytes = std::uintmax_t{64} << 20;
+
+// The most bodies a scene may hold (10 million, a few GB of state): generators' counts are
+// checked against it before a body is made.
+inline constexpr std::size_t kMaxSceneBodies = 10000000;
+
 // Reads and parses a scene file. Throws InputError naming the file, the JSON path and the
-// problem (missing file, malformed JSON with line and column, unknown key, wrong type,
+// problem (missing file, not a regular file, larger than kMaxSceneBytes, malformed JSON with
+// line and column, NUL bytes, a duplicate key with both places, unknown key, wrong type,
 // non-finite number, out-of-range value, unknown name), and validates the resulting world
 // and step options.
 Scene load_scene(const std::string& path);

@@ -29,6 +29,10 @@ class RunStatistics final : public StepObserver {
   long first_non_converged_step = -1;
   double max_merit = 0.0;  // NaN once a solve diverged to NaN
   long max_merit_step = -1;
+  // Steps whose merit or criterion value (or the compatible solver's residual) is not finite:
+  // a run with any did not solve what it claims, whatever its other counts say.
+  long non_finite_steps = 0;
+  long first_non_finite_step = -1;
   // The measure the solver's tolerance bounds (SolverStats::criterion: "merit", or e.g.
   // "kleinert_error" for the IPM stopping on Kleinert et al.'s error) and its largest value.
   std::string criterion = "merit";
