@@ -248,7 +248,7 @@ def experiment_page(e, report_dir):
         run = results.get("provenance", {})
         lines += [f"{count_line(results)}. Run {provenance_text(results, recorded)}"
                   f"{' (recorded in results/published/' + e.name + '/)' if recorded else ''}; "
-                  f"{run.get('threads', '?')} threads, {fmt(run.get('wall_seconds'))} s wall, "
+                  f"{run.get('threads', '?')} thread{'' if run.get('threads') == 1 else 's'}, {fmt(run.get('wall_seconds'))} s wall, "
                   f"{run.get('machine', 'machine unknown')}; command `{run.get('command', '?')}`.",
                   "",
                   "| check | published | measured | verdict | source | tolerance reason |",
@@ -311,11 +311,16 @@ def main():
     totals = {scale: {v: 0 for v in VERDICTS} for scale in ("quick", "full")}
     for e in experiments:
         for scale, results in (("quick", e.quick), ("full", e.full)):
-            for check in (results or {}).get("checks", []):
+            if results is None:  # no run: every entry is not evaluated at this scale
+                totals[scale]["not evaluated"] += len(e.reference["values"])
+                continue
+            for check in results["checks"]:
                 totals[scale][check["verdict"]] += 1
     for scale, label in (("quick", "Quick scale"), ("full", "Published scale")):
         parts = [f"{totals[scale][v]} {PLURAL[v]}" for v in VERDICTS]
-        lines.append(f"- {label}: {sum(totals[scale].values())} checks: " + ", ".join(parts) + ".")
+        lines.append(f"- {label}: {sum(totals[scale].values())} checks: " + ", ".join(parts) +
+                     (" (the entries of experiments without a run count as not evaluated)."
+                      if scale == "full" else "."))
     lines.append("")
     lines += matrix(experiments)
     for e in experiments:

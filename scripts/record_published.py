@@ -7,7 +7,7 @@ For every experiment folder under FULL_OUTPUT_DIR (build/experiment-output/full)
 results.json is a published-scale run, replaces RESULTS_DIR/<experiment>/ (results/published)
 with its results.json, which carries the run's provenance (commit, date, machine, threads, wall
 time, command), and the small data files beside it that the figures are drawn from: CSV, JSON and
-Markdown files of at most 2 MiB. Larger files, pictures and checkpoint folders stay in the build
+Markdown files of at most 4 MiB. Larger files, pictures and checkpoint folders stay in the build
 tree. With EXPERIMENT names, only those are recorded.
 """
 import json
@@ -15,7 +15,7 @@ import os
 import shutil
 import sys
 
-MAX_BYTES = 2 * 1024 * 1024
+MAX_BYTES = 4 * 1024 * 1024
 KINDS = (".csv", ".json", ".md")
 
 
