@@ -4,10 +4,10 @@ per experiment.
 
 usage: scripts/make_report.py OUTPUT_DIR RESULTS_DIR REPORT_DIR
 
-OUTPUT_DIR (build/experiment-output) holds quick/<experiment>/ and, where this run made them,
-full/<experiment>/ folders with each experiment's results.json and raw data. RESULTS_DIR
-(results/published) holds the recorded published-scale runs; a fresh full/ run is reported in
-their place. The claims and their grouping by paper come from reference/<experiment>/
+OUTPUT_DIR (build/experiment-output) holds the quick/<experiment>/ folders with each
+experiment's results.json and raw data. RESULTS_DIR (results/published) holds the recorded
+published-scale runs, which the report shows for the published scale (`run_experiments.sh full`
+records its fresh runs there first). The claims and their grouping by paper come from reference/<experiment>/
 expected.json: entries named <claim>, <claim>_quick and <claim>_full are one claim at the
 scales they apply to.
 
@@ -130,7 +130,9 @@ def age(commit):
     if count is None:
         return "commit not in this history"
     suffix = ", with local changes" if commit.endswith("+modified") else ""
-    return ("current sources" if count == "0" else f"{count} commits old") + suffix
+    if count == "0":
+        return "current sources" + suffix
+    return f"{count} commit{'' if count == '1' else 's'} old" + suffix
 
 
 def provenance_text(results, recorded):
@@ -161,11 +163,12 @@ class Experiment:
         self.paper = self.reference.get("paper", "other")
         self.quick_dir = os.path.join(output_dir, "quick", name)
         self.quick = load(self.quick_dir)
-        fresh = load(os.path.join(output_dir, "full", name))
-        self.full_recorded = fresh is None
-        self.full_dir = os.path.join(output_dir if fresh else results_dir,
-                                     *(["full", name] if fresh else [name]))
-        self.full = fresh or load(self.full_dir)
+        # The published scale is always the recorded run: `run_experiments.sh full` records its
+        # fresh runs before the report, and a full/ folder left in the build tree by an older
+        # run must not stand in for the record.
+        self.full_recorded = True
+        self.full_dir = os.path.join(results_dir, name)
+        self.full = load(self.full_dir)
 
     def claims(self):
         """Claims in the reference's order, each with its entry names by scale."""
@@ -194,8 +197,8 @@ def check_at(results, name):
 def matrix(experiments):
     lines = ["## Verdict matrix", "",
              "Each published claim, its published value, and what this suite measures at the quick "
-             "scale (run by `scripts/run_experiments.sh`) and at the published scale (the recorded "
-             "run in `results/published/`, or a fresh one with `scripts/run_experiments.sh full`). "
+             "scale (run by `scripts/run_experiments.sh`) and at the published scale (the run recorded "
+             "in `results/published/`, refreshed by `scripts/run_experiments.sh full`). "
              "A verdict is pass, fail, known difference (the suite knows why it differs; the "
              "experiment's page says why) or not evaluated (not at that scale, or its run is not "
              "recorded). Below each experiment's name: the date and commit of each run.", ""]
