@@ -7,13 +7,15 @@ For every experiment folder under FULL_OUTPUT_DIR (build/experiment-output/full)
 results.json is a published-scale run, replaces RESULTS_DIR/<experiment>/ (results/published)
 with its results.json, which carries the run's provenance (commit, date, machine, threads, wall
 time, command), and the small data files beside it that the figures are drawn from: CSV, JSON and
-Markdown files of at most 4 MiB. Larger files, pictures and checkpoint folders stay in the build
+Markdown files of at most 4 MiB, with paths inside the repository made relative to it. Larger files, pictures and checkpoint folders stay in the build
 tree. With EXPERIMENT names, only those are recorded.
 """
 import json
 import os
 import shutil
 import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 MAX_BYTES = 4 * 1024 * 1024
 KINDS = (".csv", ".json", ".md")
@@ -33,7 +35,13 @@ def record(source, target):
         if not os.path.isfile(path):
             continue
         if name.endswith(KINDS) and os.path.getsize(path) <= MAX_BYTES:
-            shutil.copyfile(path, os.path.join(target, name))
+            # Paths inside the repository (or beside it, as ../shared) are written relative to
+            # its root: a record names no folder of the machine that made it.
+            with open(path, encoding="utf-8", errors="surrogateescape") as f:
+                text = f.read().replace(ROOT + "/", "")
+            with open(os.path.join(target, name), "w", encoding="utf-8",
+                      errors="surrogateescape") as f:
+                f.write(text)
             kept.append(name)
         else:
             left_out.append(name)
