@@ -13,9 +13,9 @@
 #include "moreau/core/error.hpp"
 #include "moreau/fclib/fclib.hpp"
 #include "moreau/nlgs/nlgs_solver.hpp"
-#include "moreau/registry/solver_registry.hpp"
 #include "moreau/solver/merit.hpp"
 #include "moreau/solver/solver.hpp"
+#include "moreau/solver/solver_registry.hpp"
 
 namespace moreau::cli {
 namespace {
@@ -42,20 +42,22 @@ std::unique_ptr<ContactSolver> make_fclib_solver(const SolveArguments& arguments
   common.max_iterations = arguments.max_iterations;
   common.record_history = false;
   set_common_options(options, common);
-  NlgsOptions* settings = std::get_if<NlgsOptions>(&options);
-  const bool nlgs_options = arguments.nlgs_alpha || arguments.nlgs_newton_tolerance ||
-                            arguments.nlgs_newton_max_iterations || arguments.nlgs_no_line_search;
-  if (!settings && nlgs_options)
-    throw InputError("--nlgs-*: options of the nlgs-* solvers, not of \"" + arguments.solver +
-                     "\"");
-  if (settings) {
-    if (arguments.nlgs_alpha) settings->rho_factor = *arguments.nlgs_alpha;
-    if (arguments.nlgs_newton_tolerance)
-      settings->newton_tolerance = *arguments.nlgs_newton_tolerance;
-    if (arguments.nlgs_newton_max_iterations)
-      settings->newton_max_iterations = *arguments.nlgs_newton_max_iterations;
-    settings->newton_line_search = !arguments.nlgs_no_line_search;
-  }
+  // The --nlgs-* options are the keys of the solver's section solver.nlgs, set through the
+  // registry's table: bounds checked, and an error naming the option for another solver.
+  const auto set = [&](const char* option, const char* key, auto value) {
+    try {
+      set_solver_option(arguments.solver, options, key, value);
+    } catch (const InputError& e) {
+      throw InputError(std::string(option) + ": " + e.what());
+    }
+  };
+  if (arguments.nlgs_alpha) set("--nlgs-alpha", "alpha", *arguments.nlgs_alpha);
+  if (arguments.nlgs_newton_tolerance)
+    set("--nlgs-newton-tol", "newton_tolerance", *arguments.nlgs_newton_tolerance);
+  if (arguments.nlgs_newton_max_iterations)
+    set("--nlgs-newton-max-iter", "newton_max_iterations",
+        static_cast<double>(*arguments.nlgs_newton_max_iterations));
+  if (arguments.nlgs_no_line_search) set("--nlgs-no-line-search", "newton_line_search", false);
   return make_solver(arguments.solver, options);
 }
 
@@ -114,7 +116,7 @@ struct SolveStatus {
 SolveStatus judge_solve(const std::string& solver, const SolverStats& stats, double fclib_merit,
                         double tolerance) {
   SolveStatus result;
-  result.model = solver.rfind("md_", 0) == 0 ? "maximum_dissipation" : "coulomb";
+  result.model = find_solver(solver).laws.coulomb ? "coulomb" : "maximum_dissipation";
   if (result.model != "coulomb") {
     result.status = "other_model";
   } else if (std::isfinite(fclib_merit) && fclib_merit <= tolerance) {

@@ -35,7 +35,8 @@ int main(int argc, char** argv) {
       "Number of time steps (replaces steps/duration of the scene)");
   run->add_option_function<std::string>(
       "-s,--solver", [&](const std::string& value) { overrides.solver = value; },
-      "Contact solver (replaces solver.name of the scene; see `moreau solvers`)");
+      "Contact solver (replaces solver.name of the scene): " + moreau::cli::known_solver_names() +
+          " (`moreau solvers` says what each solves)");
   run->add_option_function<std::string>(
       "--scheme", [&](const std::string& value) { overrides.scheme = value; },
       "Time-stepping scheme: semi_implicit_euler, theta, impulse_velocity or dem (replaces "

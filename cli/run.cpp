@@ -19,8 +19,8 @@
 #include "moreau/io/output_writer.hpp"
 #include "moreau/io/scene.hpp"
 #include "moreau/io/vtk_writer.hpp"
-#include "moreau/registry/solver_registry.hpp"
 #include "moreau/simulation/observers.hpp"
+#include "moreau/solver/solver_registry.hpp"
 
 namespace moreau::cli {
 namespace {
@@ -212,12 +212,10 @@ void apply_overrides(Scene& scene, const RunOverrides& overrides) {
   }
   if (overrides.scheme) scene.scheme = scheme_from_option("--scheme", *overrides.scheme);
   if (overrides.solver) {
-    const std::vector<std::string> names = solver_names();
-    if (std::find(names.begin(), names.end(), *overrides.solver) == names.end()) {
-      std::string known;
-      for (const std::string& name : names) known += (known.empty() ? "" : ", ") + name;
-      throw InputError("--solver: unknown solver \"" + *overrides.solver +
-                       "\"; known solvers: " + known);
+    try {
+      find_solver(*overrides.solver);
+    } catch (const InputError& e) {
+      throw InputError(std::string("--solver: ") + e.what());
     }
     scene.set_solver(*overrides.solver);
   }
@@ -356,8 +354,24 @@ void check_scene(const std::string& scene_path) {
             << (scene.output.vtk ? "vtk" : "no vtk") << ")\n";
 }
 
+std::string known_solver_names() {
+  std::string known;
+  for (const std::string& name : solver_names()) known += (known.empty() ? "" : ", ") + name;
+  return known;
+}
+
 void list_solvers() {
-  for (const std::string& name : solver_names()) std::cout << name << '\n';
+  for (const SolverRegistration& solver : registered_solvers()) {
+    std::string laws;
+    const auto add = [&laws](bool solves, const char* law) {
+      if (solves) laws += (laws.empty() ? "" : ", ") + std::string(law);
+    };
+    add(solver.laws.coulomb, "coulomb");
+    add(solver.laws.convex_relaxation, "convex_relaxation");
+    add(solver.laws.frictionless, "frictionless");
+    add(solver.laws.maximum_dissipation, "maximum_dissipation");
+    std::cout << solver.name << "\t" << solver.description << " [" << laws << "]\n";
+  }
 }
 
 void print_schema() {

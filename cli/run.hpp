@@ -34,6 +34,8 @@ void check_scene(const std::string& scene_path);
 
 // `moreau solvers`: the solver names, one per line.
 void list_solvers();
+// The registered solvers' names, comma separated (for --help).
+std::string known_solver_names();
 // The scene's option tables as the first four columns of the tables of docs/scene-format.md.
 void print_schema();
 

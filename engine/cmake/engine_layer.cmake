@@ -1,6 +1,7 @@
 # moreau_engine_layer(NAME [DEPENDS layer...]): the engine layer NAME, the sources
-# src/NAME/*.cpp with the public headers include/moreau/NAME/ (a static library moreau_NAME,
-# an INTERFACE library for a layer of headers only), linking the layers it depends on.
+# src/NAME/*.cpp with the public headers include/moreau/NAME/ (an object library moreau_NAME,
+# position independent for the shared moreau_engine; an INTERFACE library for a layer of
+# headers only), compiled against the layers it depends on.
 # Every layer in DEPENDS must have been declared before (so that no cycle can be declared);
 # the include check target moreau_NAME_includes fails the build when a file of the layer
 # includes a header of a layer outside its transitive dependencies.
@@ -33,7 +34,11 @@ function(moreau_engine_layer name)
        ${root}/include/moreau/${name}/*.hpp)
   set(target moreau_${name})
   if(sources)
-    add_library(${target} STATIC ${sources})
+    add_library(${target} OBJECT ${sources})
+    set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+    # Calls between the engine's own functions stay direct, as in a static library (no
+    # interposition through the PLT), so the shared library computes what the objects did.
+    target_compile_options(${target} PRIVATE -fno-semantic-interposition)
     target_include_directories(${target} PUBLIC ${root}/include)
     target_link_libraries(${target} PUBLIC Eigen3::Eigen OpenMP::OpenMP_CXX
                                            nlohmann_json::nlohmann_json

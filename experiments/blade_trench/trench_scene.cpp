@@ -16,7 +16,7 @@
 #include "moreau/dem/dem_stepper.hpp"
 #include "moreau/io/checkpoint.hpp"
 #include "moreau/io/scene.hpp"
-#include "moreau/registry/solver_registry.hpp"
+#include "moreau/solver/solver_registry.hpp"
 #include "trench_runs.hpp"
 
 namespace blade_trench {

@@ -1,7 +1,7 @@
-// Cannonball pyramid, Olsen & Kamrin Sec. 8.2-8.3: a square-based close-packed pyramid of spheres on
-// a fixed base layer, dropped and settled. Classic CD (APGD, PGS), compatible CD after each,
-// and penalty DEM are compared through the floor reaction under the base (Table 1).
-// Scene choices are in README.md.
+// Cannonball pyramid, Olsen & Kamrin Sec. 8.2-8.3: a square-based close-packed pyramid of spheres
+// on a fixed base layer, dropped and settled. Classic CD (APGD, PGS), compatible CD after each, and
+// penalty DEM are compared through the floor reaction under the base (Table 1). Scene choices are
+// in README.md.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -17,7 +17,8 @@
 #include "moreau/dem/dem_stepper.hpp"
 #include "moreau/harness/results.hpp"
 #include "moreau/integrator/semi_implicit_euler.hpp"
-#include "moreau/registry/solver_registry.hpp"
+#include "moreau/solver/projected_gauss_seidel.hpp"
+#include "moreau/solver/solver_registry.hpp"
 
 namespace {
 
@@ -145,10 +146,10 @@ double floor_asymmetry(const VecX& floor, int base) {
   return std::sqrt(diff) / floor.norm();
 }
 
-// How classic CD starts each step's solve and in which order PGS visits the contacts. Olsen & Kamrin
-// Sec. 8.2 says nothing of warm starting, and its Fig. 9 ("qualitatively similar" APGD network,
-// 14% over-prediction) matches the cold start, so every step starts from r = 0 by default; the
-// warm-started runs are a separate, documented result (README.md). Natural order: the collision
+// How classic CD starts each step's solve and in which order PGS visits the contacts. Olsen &
+// Kamrin Sec. 8.2 says nothing of warm starting, and its Fig. 9 ("qualitatively similar" APGD
+// network, 14% over-prediction) matches the cold start, so every step starts from r = 0 by default;
+// the warm-started runs are a separate, documented result (README.md). Natural order: the collision
 // detector's list, sorted by body pair (a, b), i.e. a lexicographic sweep from the base up.
 struct ClassicSetting {
   bool warm_start = false;
@@ -196,7 +197,7 @@ CdRun run_cd(int base, Variant variant, const std::string& solver, long steps, d
   common.warm_start = setting.warm_start;
   AnySolverOptions solver_options = default_solver_options(solver, common);
   // The visiting order is PGS's (APGD has none).
-  if (auto* pgs = std::get_if<PgsOptions>(&solver_options)) {
+  if (auto* pgs = solver_options.get_if<PgsOptions>()) {
     pgs->order = setting.order;
     pgs->seed = setting.seed;
   }
@@ -313,13 +314,12 @@ void write_forces(std::ofstream& out, const std::string& variant, const MethodRe
   }
 }
 
-
 // ---- Fidelity analysis of Table 1: readings, warm start, PGS orders ----
 
 double sphere_weight() { return kDensity * 4.0 / 3.0 * M_PI * std::pow(kRadius, 3) * kGravity; }
 
-// The readings of "the reaction force distribution supporting the base of the pyramid" (Olsen & Kamrin
-// Sec. 8.3) that the paper leaves open: the vertical load or the full force vector, with or
+// The readings of "the reaction force distribution supporting the base of the pyramid" (Olsen &
+// Kamrin Sec. 8.3) that the paper leaves open: the vertical load or the full force vector, with or
 // without the base spheres' own weight, per base sphere or per contact between the base and the
 // first layer. The suite's checked reading is the first one.
 struct FloorReading {
@@ -388,8 +388,8 @@ double reading_error(const std::vector<ForceRecord>& method, const std::vector<F
 // Load locked into contacts between spheres of the same layer (the in-plane contacts), in
 // sphere weights: the self-stress warm-started classic CD keeps from the impacts (README.md).
 struct InPlaneLoad {
-  int contacts = 0;  // in-plane contacts carrying a nonzero force
-  double load = 0.0; // sum of their forces / one sphere's weight
+  int contacts = 0;   // in-plane contacts carrying a nonzero force
+  double load = 0.0;  // sum of their forces / one sphere's weight
 };
 InPlaneLoad in_plane_load(const std::vector<ForceRecord>& forces, const World& reference_world) {
   InPlaneLoad out;
@@ -439,8 +439,8 @@ void measure_summary(ExperimentResults& results, const std::string& label, const
   results.measure(label + ": " + s.name + " largest force / DEM's - 1", s.max_force_excess, "",
                   note);
   results.measure(label + ": " + s.name + " floor asymmetry", s.asymmetry, "", note);
-  results.measure(label + ": " + s.name + " in-plane contacts carrying force",
-                  s.in_plane.contacts, "", note);
+  results.measure(label + ": " + s.name + " in-plane contacts carrying force", s.in_plane.contacts,
+                  "", note);
   results.measure(label + ": " + s.name + " in-plane load", s.in_plane.load, "sphere weights",
                   note);
   // The readings of the floor reaction (README.md) for the uniform Hookean variant; all are in
@@ -463,7 +463,8 @@ std::vector<ClassicSummary> warm_started_rows(int base, Variant variant, const M
   ClassicSetting warm;
   warm.warm_start = true;
   for (const char* solver : {"apgd", "pgs"}) {
-    CdRun run = run_cd(base, variant, solver, steps, tolerance, tolerance, base_bodies, false, warm);
+    CdRun run =
+        run_cd(base, variant, solver, steps, tolerance, tolerance, base_bodies, false, warm);
     run.classic.name += " warm-started";
     out.push_back(summarize(variant_name(variant), run.classic.name, run.classic, dem,
                             reference_world, base_bodies, base, readings_csv));
@@ -500,7 +501,6 @@ double median_of(const std::vector<ClassicSummary>& rows, double ClassicSummary:
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-
 // CHOLMOD timings of the interior point truss solve: per factorization of the
 // normal equations and per triangular solve, and the symbolic analysis.
 void measure_truss_timings(ExperimentResults& results, const std::string& label,
@@ -523,13 +523,13 @@ void base_sweep(ExperimentResults& results, const std::vector<int>& bases, long 
   for (const int b : bases) {
     std::vector<int> base_bodies;
     const World reference_world = pyramid_world(b, Variant::uniform_hookean, base_bodies);
-    const CdRun apgd = run_cd(b, Variant::uniform_hookean, "apgd", steps, tolerance, tolerance,
-                              base_bodies);
+    const CdRun apgd =
+        run_cd(b, Variant::uniform_hookean, "apgd", steps, tolerance, tolerance, base_bodies);
     const MethodResult& reference = apgd.compatible;
     std::vector<std::pair<std::string, MethodResult>> rows{{"APGD", apgd.classic}};
     ClassicSetting setting;
-    rows.emplace_back("PGS", run_cd(b, Variant::uniform_hookean, "pgs", steps, tolerance,
-                                    tolerance, base_bodies, false, setting)
+    rows.emplace_back("PGS", run_cd(b, Variant::uniform_hookean, "pgs", steps, tolerance, tolerance,
+                                    base_bodies, false, setting)
                                  .classic);
     setting.order = ContactOrder::random;
     for (unsigned seed = 1; seed <= 3; ++seed) {
@@ -542,11 +542,11 @@ void base_sweep(ExperimentResults& results, const std::vector<int>& bases, long 
     setting = ClassicSetting{};
     setting.warm_start = true;
     for (const char* solver : {"apgd", "pgs"})
-      rows.emplace_back(std::string(solver == std::string("apgd") ? "APGD" : "PGS") +
-                            " warm-started",
-                        run_cd(b, Variant::uniform_hookean, solver, steps, tolerance, tolerance,
-                               base_bodies, false, setting)
-                            .classic);
+      rows.emplace_back(
+          std::string(solver == std::string("apgd") ? "APGD" : "PGS") + " warm-started",
+          run_cd(b, Variant::uniform_hookean, solver, steps, tolerance, tolerance, base_bodies,
+                 false, setting)
+              .classic);
     const std::string at = "base " + std::to_string(b) + ", uniform Hookean, ";
     const std::string note = "reference: compatible CD after cold APGD (not the DEM)";
     for (const auto& [name, m] : rows) {
@@ -621,14 +621,12 @@ int main(int argc, char** argv) {
                 << std::flush;
 
       const VecX& reference = dem.result.floor;
-      // Classic CD as Olsen & Kamrin's text supports it (cold start; README.md), the PGS spread over
-      // random visiting orders, the warm-started second result, and every floor reading.
-      const ClassicSummary apgd_cold =
-          summarize(label, "APGD", apgd.classic, dem.result, reference_world, base_bodies, base,
-                    readings_csv);
-      const ClassicSummary pgs_natural =
-          summarize(label, "PGS", pgs.classic, dem.result, reference_world, base_bodies, base,
-                    readings_csv);
+      // Classic CD as Olsen & Kamrin's text supports it (cold start; README.md), the PGS spread
+      // over random visiting orders, the warm-started second result, and every floor reading.
+      const ClassicSummary apgd_cold = summarize(label, "APGD", apgd.classic, dem.result,
+                                                 reference_world, base_bodies, base, readings_csv);
+      const ClassicSummary pgs_natural = summarize(
+          label, "PGS", pgs.classic, dem.result, reference_world, base_bodies, base, readings_csv);
       summarize(label, "compatible CD after APGD", apgd.compatible, dem.result, reference_world,
                 base_bodies, base, readings_csv);
       const int orders = args.full() ? 3 : 5;

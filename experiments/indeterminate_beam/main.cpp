@@ -13,7 +13,8 @@
 #include "moreau/dem/dem_stepper.hpp"
 #include "moreau/harness/results.hpp"
 #include "moreau/integrator/semi_implicit_euler.hpp"
-#include "moreau/registry/solver_registry.hpp"
+#include "moreau/solver/projected_gauss_seidel.hpp"
+#include "moreau/solver/solver_registry.hpp"
 
 namespace {
 
@@ -92,7 +93,7 @@ Outcome run_classic(const std::string& method, const std::string& solver, Contac
   common.max_iterations = 100000;
   AnySolverOptions solver_options = default_solver_options(solver, common);
   // The visiting order is PGS's (APGD runs in natural order).
-  if (auto* pgs = std::get_if<PgsOptions>(&solver_options)) {
+  if (auto* pgs = solver_options.get_if<PgsOptions>()) {
     pgs->order = order;
     if (order == ContactOrder::custom) pgs->custom_order = {1, 0, 2};  // middle first
   }

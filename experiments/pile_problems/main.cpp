@@ -32,10 +32,12 @@
 #include "moreau/integrator/shake_stepper.hpp"
 #include "moreau/io/scene.hpp"
 #include "moreau/model/shape.hpp"
-#include "moreau/registry/solver_registry.hpp"
+#include "moreau/solver/apgd.hpp"
 #include "moreau/solver/interior_point_solver.hpp"
 #include "moreau/solver/merit.hpp"
+#include "moreau/solver/projected_gauss_jacobi.hpp"
 #include "moreau/solver/solver.hpp"
+#include "moreau/solver/solver_registry.hpp"
 
 #ifndef MOREAU_PILE_CACHE
 #define MOREAU_PILE_CACHE ""
@@ -384,10 +386,9 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::unique_ptr<ContactSolver> make_spec_solver(const SolverSpec& spec) {
   if (!spec.paper_error) return make_solver(spec.name, spec.options);
-  InteriorPointSolverOptions ipm;
-  if (spec.name == "ipm-direct") ipm.backend = conic::LinearBackend::cholmod;
-  ipm.stop_on_paper_error = true;
-  return std::make_unique<InteriorPointSolver>(std::get<IpmOptions>(spec.options), ipm);
+  AnySolverOptions options = spec.options;
+  options.get<IpmOptions>().stopping = IpmStopping::kleinert_error;
+  return make_solver(spec.name, options);
 }
 
 // PGJ's paper's error(gamma, u) over its iterations: PGJ keeps no state but r, so a run
@@ -464,11 +465,7 @@ std::vector<SolverSpec> solver_specs(bool full) {
     common.record_history = true;
     common.warm_start = false;
     AnySolverOptions o = default_solver_options(name, common);
-    std::visit(
-        [relaxation](auto& options) {
-          if constexpr (requires { options.relaxation; }) options.relaxation = relaxation;
-        },
-        o);
+    if (has_solver_option(name, "relaxation")) set_solver_option(name, o, "relaxation", relaxation);
     specs.push_back({label, name, o});
   };
   // Iteration caps (README.md): what two cores can run within the budget (PGJ on the largest

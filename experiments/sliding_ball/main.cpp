@@ -90,7 +90,7 @@ Outcome run(const Scene& scene, LocalMethod method, double alpha,
     body.inertia_body = disk.inertia * (body.mass / disk.mass);
   }
   const long steps = scene.steps;
-  NlgsOptions nlgs = std::get<NlgsOptions>(scene.solver_options);
+  NlgsOptions nlgs = scene.solver_options.get<NlgsOptions>();
   nlgs.method = method;
   nlgs.rho_factor = alpha;
   nlgs.time_step = scene.time_step();  // eps_glob with forces, as Dumont

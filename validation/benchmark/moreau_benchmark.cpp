@@ -31,10 +31,11 @@
 #include "moreau/io/scene.hpp"
 #include "moreau/model/shape.hpp"
 #include "moreau/model/world.hpp"
-#include "moreau/registry/solver_registry.hpp"
 #include "moreau/simulation/simulation.hpp"
 #include "moreau/solver/interior_point_solver.hpp"
+#include "moreau/solver/projected_gauss_jacobi.hpp"
 #include "moreau/solver/solver.hpp"
+#include "moreau/solver/solver_registry.hpp"
 
 namespace {
 
@@ -485,13 +486,9 @@ json time_collision(const moreau::World& world, int threads, double min_seconds)
       });
   const std::unique_ptr<ConeScene> scene = cone_scene(world, 3);
   moreau::AnySolverOptions pgs_options = moreau::default_solver_options("pgs");
-  std::visit(
-      [](auto& o) {
-        o.tolerance = 0.0;
-        o.max_iterations = 20;
-        o.record_history = false;
-      },
-      pgs_options);
+  pgs_options.common().tolerance = 0.0;
+  pgs_options.common().max_iterations = 20;
+  pgs_options.common().record_history = false;
   const std::unique_ptr<moreau::ContactSolver> pgs = moreau::make_solver("pgs", pgs_options);
   const CollisionTiming after_solve = best_collision_call(
       [&](moreau::CollisionStats& stats) { detector.detect(world, options, contacts, &stats); },
@@ -623,20 +620,15 @@ json bench_solvers(const Settings& settings) {
   for (const char* solver_name : {"pgs", "pgj", "apgd"}) {
     const std::string name = solver_name;
     moreau::AnySolverOptions any = moreau::default_solver_options(name);
-    std::visit(
-        [&](auto& options) {
-          options.tolerance = 0.0;
-          options.max_iterations = iterations;
-          options.record_history = false;
-          options.warm_start = false;
-          // pgs, pgj and apgd: one merit evaluation, at the end.
-          if constexpr (requires { options.check_every; }) {
-            options.check_every = iterations;
-            options.divergence_factor = 1e300;
-          }
-        },
-        any);
-    if (auto* pgj = std::get_if<moreau::PgjOptions>(&any)) pgj->relaxation = 0.3;
+    moreau::SolverOptions& common = any.common();
+    common.tolerance = 0.0;
+    common.max_iterations = iterations;
+    common.record_history = false;
+    common.warm_start = false;
+    // pgs, pgj and apgd: one merit evaluation, at the end.
+    moreau::set_solver_option(name, any, "check_every", static_cast<double>(iterations));
+    moreau::set_solver_option(name, any, "divergence_factor", 1e300);
+    if (auto* pgj = any.get_if<moreau::PgjOptions>()) pgj->relaxation = 0.3;
     const std::unique_ptr<moreau::ContactSolver> solver = moreau::make_solver(name, any);
     // PGS is serial: its rate is measured once.
     const std::vector<int> thread_counts =
@@ -755,11 +747,12 @@ json bench_ipm(const Settings& settings, double triad_best) {
     for (const Variant& variant : variants) {
       const std::string& product = variant.product;
       const double bytes = variant.bytes;
-      moreau::InteriorPointSolverOptions ipm;
-      ipm.stop_on_paper_error = true;
-      ipm.assemble_body_space = variant.assembled;
-      ipm.body_space_preconditioner = variant.preconditioner;
-      const moreau::InteriorPointSolver solver(common, ipm);
+      moreau::IpmOptions ipm;
+      static_cast<moreau::SolverOptions&>(ipm) = common;
+      ipm.stopping = moreau::IpmStopping::kleinert_error;
+      ipm.core.assemble_body_space = variant.assembled;
+      ipm.core.body_space_preconditioner = variant.preconditioner;
+      const moreau::InteriorPointSolver solver(ipm);
       json& entry = row["products"][product];
       entry["bytes_per_iteration_model"] = bytes;
       for (const int threads : settings.threads) {

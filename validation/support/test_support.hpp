@@ -8,8 +8,8 @@
 
 #include "moreau/integrator/semi_implicit_euler.hpp"
 #include "moreau/model/shape.hpp"
-#include "moreau/registry/solver_registry.hpp"
 #include "moreau/solver/solver.hpp"
+#include "moreau/solver/solver_registry.hpp"
 
 namespace moreau::test {
 
@@ -23,11 +23,8 @@ struct EulerSetup : SemiImplicitEulerOptions {
 
 inline std::unique_ptr<ContactSolver> solver_of(const EulerSetup& setup) {
   AnySolverOptions options = default_solver_options(setup.solver, setup.solver_options);
-  std::visit(
-      [&setup](auto& o) {
-        if constexpr (requires { o.relaxation; }) o.relaxation = setup.relaxation;
-      },
-      options);
+  if (has_solver_option(setup.solver, "relaxation"))
+    set_solver_option(setup.solver, options, "relaxation", setup.relaxation);
   return make_solver(setup.solver, options);
 }
 

@@ -14,7 +14,9 @@
 #include "moreau/core/error.hpp"
 #include "moreau/io/scene.hpp"
 #include "moreau/model/shape.hpp"
-#include "moreau/registry/solver_registry.hpp"
+#include "moreau/solver/apgd.hpp"
+#include "moreau/solver/projected_gauss_seidel.hpp"
+#include "moreau/solver/solver_registry.hpp"
 #include "test_support.hpp"
 
 namespace moreau {

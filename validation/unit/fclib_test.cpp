@@ -13,8 +13,9 @@
 
 #include "moreau/core/error.hpp"
 #include "moreau/fclib/fclib.hpp"
-#include "moreau/registry/solver_registry.hpp"
+#include "moreau/solver/projected_gauss_seidel.hpp"
 #include "moreau/solver/solver.hpp"
+#include "moreau/solver/solver_registry.hpp"
 
 namespace fs = std::filesystem;
 using moreau::VecX;

@@ -21,11 +21,11 @@
 #include "moreau/conic/jordan_algebra.hpp"
 #include "moreau/core/error.hpp"
 #include "moreau/model/shape.hpp"
-#include "moreau/registry/solver_registry.hpp"
 #include "moreau/solver/apgd.hpp"
 #include "moreau/solver/cone.hpp"
 #include "moreau/solver/interior_point_solver.hpp"
 #include "moreau/solver/merit.hpp"
+#include "moreau/solver/solver_registry.hpp"
 #include "test_support.hpp"
 
 using namespace moreau;
@@ -756,12 +756,12 @@ BOOST_AUTO_TEST_CASE(bad_input_is_reported) {
   InteriorPointOptions bad;
   bad.step_fraction = 1.5;
   BOOST_CHECK_THROW(solve_conic_qp(qp.problem, bad, x, y, z), InputError);
-  InteriorPointSolverOptions bad_solver;
-  bad_solver.max_forcing = 0.0;
-  BOOST_CHECK_THROW(InteriorPointSolver({}, bad_solver), InputError);
-  bad_solver = InteriorPointSolverOptions{};
-  bad_solver.predictor_forcing = 1.0;
-  BOOST_CHECK_THROW(InteriorPointSolver({}, bad_solver), InputError);
+  IpmOptions bad_solver;
+  bad_solver.core.max_forcing = 0.0;
+  BOOST_CHECK_THROW(InteriorPointSolver{bad_solver}, InputError);
+  bad_solver = IpmOptions{};
+  bad_solver.core.predictor_forcing = 1.0;
+  BOOST_CHECK_THROW(InteriorPointSolver{bad_solver}, InputError);
   bad = InteriorPointOptions{};
   bad.predictor_forcing = std::nan("");
   BOOST_CHECK_THROW(solve_conic_qp(qp.problem, bad, x, y, z), InputError);

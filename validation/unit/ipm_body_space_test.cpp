@@ -78,16 +78,20 @@ Heap make_heap(Locking locking = Locking::every_other) {
   return heap;
 }
 
-SolverOptions tight(double tolerance) {
-  SolverOptions options;
+// The interior point solver to `tolerance` from zero, with the core method's `core` options.
+InteriorPointSolver tight(double tolerance, const conic::InteriorPointOptions& core = {},
+                          IpmStopping stopping = IpmStopping::merit) {
+  IpmOptions options;
   options.tolerance = tolerance;
   options.warm_start = false;
-  return options;
+  options.core = core;
+  options.stopping = stopping;
+  return InteriorPointSolver(options);
 }
 
 struct Variant {
   std::string name;
-  InteriorPointSolverOptions options;
+  conic::InteriorPointOptions options;
 };
 
 std::vector<Variant> variants() {
@@ -139,7 +143,7 @@ BOOST_AUTO_TEST_CASE(newton_system_forms_agree) {
       std::vector<int> krylov;
       for (const Variant& variant : variants()) {
         BOOST_TEST_CONTEXT(variant.name) {
-          InteriorPointSolver solver(tight(1e-9), variant.options);
+          const InteriorPointSolver solver = tight(1e-9, variant.options);
           VecX r;
           const SolverStats stats = solver.solve(heap.problem, r);
           BOOST_TEST(stats.converged, stats.stop_reason);
@@ -226,11 +230,10 @@ BOOST_AUTO_TEST_CASE(assembled_product_on_threads_agrees_with_the_matrix_free_on
   const int threads_before = omp_get_max_threads();
   auto run = [&](int threads, bool assembled, conic::BodySpacePreconditioner preconditioner) {
     omp_set_num_threads(threads);
-    InteriorPointSolverOptions options;
+    conic::InteriorPointOptions options;
     options.assemble_body_space = assembled;
     options.body_space_preconditioner = preconditioner;
-    options.stop_on_paper_error = true;
-    InteriorPointSolver solver(tight(1e-4), options);
+    const InteriorPointSolver solver = tight(1e-4, options, IpmStopping::kleinert_error);
     VecX r;
     const SolverStats stats = solver.solve(problem, r);
     BOOST_TEST_MESSAGE(threads << " thread(s), " << (assembled ? "assembled" : "matrix-free")
@@ -265,9 +268,7 @@ BOOST_AUTO_TEST_CASE(assembled_product_on_threads_agrees_with_the_matrix_free_on
 
 BOOST_AUTO_TEST_CASE(stops_on_the_paper_error) {
   const Heap heap = make_heap();
-  InteriorPointSolverOptions options;
-  options.stop_on_paper_error = true;
-  InteriorPointSolver solver(tight(1e-7), options);
+  const InteriorPointSolver solver = tight(1e-7, {}, IpmStopping::kleinert_error);
   VecX r;
   const SolverStats stats = solver.solve(heap.problem, r);
   BOOST_TEST(stats.converged, stats.stop_reason);

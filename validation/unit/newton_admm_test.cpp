@@ -13,11 +13,11 @@
 
 #include "moreau/contact/delassus.hpp"
 #include "moreau/core/error.hpp"
-#include "moreau/registry/solver_registry.hpp"
 #include "moreau/solver/admm.hpp"
 #include "moreau/solver/apgd.hpp"
 #include "moreau/solver/merit.hpp"
 #include "moreau/solver/semismooth_newton.hpp"
+#include "moreau/solver/solver_registry.hpp"
 
 using namespace moreau;
 

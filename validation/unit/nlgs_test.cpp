@@ -26,6 +26,7 @@
 #include "moreau/nlgs/nlgs_solver.hpp"
 #include "moreau/solver/cone.hpp"
 #include "moreau/solver/merit.hpp"
+#include "moreau/solver/solver_registry.hpp"
 #include "test_support.hpp"
 
 namespace bdata = boost::unit_test::data;
@@ -498,14 +499,16 @@ BOOST_DATA_TEST_CASE(epsilon_glob_stop_reports_its_four_terms, bdata::make(kMeth
              (method == LocalMethod::sbp || method == LocalMethod::sal ? 0.6 : 1.0));
 }
 
-BOOST_AUTO_TEST_CASE(factory_names_and_option_validation) {
-  for (const std::string& name : nlgs_solver_names()) {
-    const auto solver = make_nlgs_solver(name);
-    BOOST_TEST_REQUIRE(solver != nullptr);
-    BOOST_TEST(solver->name() == name);
+// Each registered NLGS name makes the NLGS with its local method, whatever method the options
+// struct it is given names.
+BOOST_AUTO_TEST_CASE(registered_names_and_option_validation) {
+  for (const std::string name : {"nlgs-sbp", "nlgs-ebp", "nlgs-sal", "nlgs-eal"}) {
+    BOOST_TEST(make_solver(name)->name() == name);
+    NlgsOptions other;
+    other.method = name == "nlgs-sbp" ? LocalMethod::eal : LocalMethod::sbp;
+    BOOST_TEST(make_solver(name, other)->name() == name);
   }
-  BOOST_TEST(make_nlgs_solver("pgs") == nullptr);
-  BOOST_TEST(make_nlgs_solver("nlgs-xyz") == nullptr);
+  BOOST_CHECK_THROW(make_solver("nlgs-xyz"), InputError);
   NlgsOptions bad;
   bad.newton_max_iterations = 0;
   BOOST_CHECK_THROW(NlgsSolver{bad}, InputError);

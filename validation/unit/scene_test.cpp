@@ -26,6 +26,7 @@
 #include "moreau/dem/dem_stepper.hpp"
 #include "moreau/io/csv_writer.hpp"
 #include "moreau/io/vtk_writer.hpp"
+#include "moreau/solver/projected_gauss_seidel.hpp"
 
 namespace moreau {
 namespace {
@@ -233,7 +234,7 @@ BOOST_AUTO_TEST_CASE(settings_reach_the_step_options_and_the_world) {
   BOOST_TEST((scene.semi_implicit_euler.impact_law == ImpactLaw::restitution));
   BOOST_TEST(scene.semi_implicit_euler.collision.margin == 0.01);
   BOOST_TEST(scene.semi_implicit_euler.collision.cell_size == 0.5);
-  const PgsOptions& solver = std::get<PgsOptions>(scene.solver_options);
+  const PgsOptions& solver = scene.solver_options.get<PgsOptions>();
   BOOST_TEST(solver.tolerance == 1e-6);
   BOOST_TEST(solver.max_iterations == 50);
   BOOST_TEST(!solver.warm_start);
@@ -359,7 +360,7 @@ BOOST_AUTO_TEST_CASE(impossible_parameters_are_rejected) {
   expect_error(document, {"scene.json: time_step: 0 is outside (0, inf)"});
   document = base_scene();
   document["solver"] = {{"tolerance", -1}};
-  expect_error(document, {"scene.json: solver.tolerance: -1 is outside (0, inf)"});
+  expect_error(document, {"scene.json: solver.tolerance: -1 is outside [0, inf)"});
   document = base_scene();
   document.erase("steps");
   expect_error(document, {"scene.json: missing the run length"});
@@ -985,7 +986,7 @@ BOOST_AUTO_TEST_CASE(keys_a_scheme_or_solver_does_not_read_are_errors) {
   document["solver"] = {{"name", "nlgs-eal"},
                         {"nlgs", {{"alpha", 0.5}, {"stopping", "epsilon_glob"}}}};
   const Scene scene = parse_scene(document, "scene.json");
-  const NlgsOptions& nlgs = std::get<NlgsOptions>(scene.solver_options);
+  const NlgsOptions& nlgs = scene.solver_options.get<NlgsOptions>();
   BOOST_TEST(nlgs.rho_factor == 0.5);
   BOOST_TEST((nlgs.stopping == NlgsStopping::epsilon_glob));
 }

@@ -20,7 +20,8 @@
 #include "moreau/io/scene.hpp"
 #include "moreau/model/shape.hpp"
 #include "moreau/model/world.hpp"
-#include "moreau/registry/solver_registry.hpp"
+#include "moreau/solver/projected_gauss_jacobi.hpp"
+#include "moreau/solver/solver_registry.hpp"
 
 namespace bdata = boost::unit_test::data;
 using namespace moreau;
@@ -53,7 +54,7 @@ std::unique_ptr<ContactSolver> make(const std::string& name, bool warm_start = f
   common.max_iterations = name == "pgj" ? 200000 : 20000;
   AnySolverOptions options = default_solver_options(name, common);
   // Jacobi splitting needs omega < 2 / lambda.
-  if (auto* pgj = std::get_if<PgjOptions>(&options)) pgj->relaxation = 0.3;
+  if (auto* pgj = options.get_if<PgjOptions>()) pgj->relaxation = 0.3;
   return make_solver(name, options);
 }
 

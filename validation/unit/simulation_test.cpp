@@ -17,6 +17,7 @@
 #include "moreau/io/checkpoint.hpp"
 #include "moreau/io/scene.hpp"
 #include "moreau/simulation/observers.hpp"
+#include "moreau/solver/projected_gauss_seidel.hpp"
 
 namespace moreau {
 namespace {
@@ -105,7 +106,7 @@ BOOST_AUTO_TEST_CASE(dem_fills_contacts_only_where_an_observer_reads_them) {
 BOOST_AUTO_TEST_CASE(stop_policy_ends_the_run_at_the_first_failed_step) {
   // One PGS sweep cannot reach 1e-12 on a fresh contact: step 1 fails.
   Scene scene = resting_ball("semi_implicit_euler", "pgs", 1);
-  std::get<PgsOptions>(scene.solver_options).warm_start = false;
+  scene.solver_options.get<PgsOptions>().warm_start = false;
   Simulation simulation(make_stepper(scene));
   Recorder recorder;
   RunStatistics stats;
@@ -150,7 +151,7 @@ BOOST_AUTO_TEST_CASE(a_step_with_a_non_finite_merit_or_criterion_is_counted) {
 
 BOOST_AUTO_TEST_CASE(warn_policy_warns_ten_times_then_only_counts) {
   Scene scene = resting_ball("semi_implicit_euler", "pgs", 1);
-  std::get<PgsOptions>(scene.solver_options).warm_start = false;
+  scene.solver_options.get<PgsOptions>().warm_start = false;
   Simulation simulation(make_stepper(scene));
   RunStatistics stats;
   std::ostringstream warnings;

@@ -41,31 +41,48 @@ std::string to_string(InteriorPointStatus status) {
   return "unknown";
 }
 
-void InteriorPointOptions::validate() const {
-  auto reject = [](const std::string& field, double value, const std::string& bound) {
-    std::ostringstream message;
-    message << "InteriorPointOptions." << field << " = " << value << " " << bound;
-    throw InputError(message.str());
+const OptionTable<InteriorPointOptions>& InteriorPointOptions::fields() {
+  using O = InteriorPointOptions;
+  static const OptionTable<O> table{
+      number_option("tolerance", &O::tolerance, Bounds::at_least(0))
+          .described("on the largest of the residuals and the complementarity"),
+      integer_option("max_newton_steps", &O::max_newton_steps, Bounds::at_least(0))
+          .described("Newton steps at most"),
+      choice_option("backend", &O::backend,
+                    {{"conjugate_gradient", LinearBackend::conjugate_gradient},
+                     {"cholmod", LinearBackend::cholmod}})
+          .described("the Newton systems' solver: CG (matrix-free) or CHOLMOD"),
+      integer_option("max_krylov_iterations", &O::max_krylov_iterations, Bounds::at_least(1))
+          .described("CG iterations at most per linear solve"),
+      number_option("max_forcing", &O::max_forcing, Bounds::open(0, 1))
+          .described("upper bound of the inexact-Newton forcing term of CG"),
+      number_option("predictor_forcing", &O::predictor_forcing, Bounds::open(0, 1))
+          .described("forcing term of the predictor's CG solve"),
+      number_option("min_forcing", &O::min_forcing, Bounds::left_open(0, 1))
+          .described("smallest forcing term (at most max_forcing)"),
+      number_option("step_fraction", &O::step_fraction, Bounds::open(0, 1))
+          .described("fraction of the step to the cone boundary"),
+      bool_option("body_space", &O::body_space)
+          .described("solve the Newton system in the body space where N = F^T F"),
+      bool_option("assemble_body_space", &O::assemble_body_space)
+          .described("assemble the body-space matrix K at each Newton step"),
+      choice_option("preconditioner", &O::body_space_preconditioner,
+                    {{"symmetric_gauss_seidel", BodySpacePreconditioner::symmetric_gauss_seidel},
+                     {"body_blocks", BodySpacePreconditioner::body_blocks}})
+          .described("preconditioner of the body-space CG"),
+      bool_option("warm_start_corrector", &O::warm_start_corrector)
+          .described("start the corrector's CG from the predictor's solution"),
+      bool_option("dense_schur_complement", &O::dense_schur_complement)
+          .described("eliminate equality rows by a dense Schur complement (comparison only)"),
   };
-  if (!(tolerance >= 0.0) || !std::isfinite(tolerance)) {
-    reject("tolerance", tolerance, "must be finite and >= 0");
-  }
-  if (max_newton_steps < 0) reject("max_newton_steps", max_newton_steps, "must be >= 0");
-  if (max_krylov_iterations < 1) {
-    reject("max_krylov_iterations", max_krylov_iterations, "must be >= 1");
-  }
-  if (!(max_forcing > 0.0 && max_forcing < 1.0)) {
-    reject("max_forcing", max_forcing, "must lie in (0, 1)");
-  }
-  if (!(predictor_forcing > 0.0 && predictor_forcing < 1.0)) {
-    reject("predictor_forcing", predictor_forcing, "must lie in (0, 1)");
-  }
-  if (!(min_forcing > 0.0 && min_forcing <= max_forcing)) {
-    reject("min_forcing", min_forcing, "must lie in (0, max_forcing]");
-  }
-  if (!(step_fraction > 0.0 && step_fraction < 1.0)) {
-    reject("step_fraction", step_fraction, "must lie in (0, 1)");
-  }
+  return table;
+}
+
+void InteriorPointOptions::validate() const {
+  validate_fields(fields(), *this, "InteriorPointOptions");
+  if (min_forcing > max_forcing)
+    throw OptionError("min_forcing", shortest_text(min_forcing) + " exceeds max_forcing " +
+                                         shortest_text(max_forcing));
 }
 
 namespace {

@@ -14,6 +14,7 @@
 #include "moreau/core/error.hpp"
 #include "moreau/impact/single_contact.hpp"
 #include "moreau/solver/merit.hpp"
+#include "moreau/solver/solver_registry.hpp"
 
 namespace moreau {
 namespace {
@@ -21,13 +22,13 @@ namespace {
 // Below this many contacts a Jacobi pass costs less than an OpenMP fork/join (as in PGJ).
 constexpr int kParallelContacts = 2048;
 
-void validate_relaxation(const std::string& options, double relaxation) {
-  if (!(relaxation > 0.0 && relaxation <= 1.0)) {
-    std::ostringstream message;
-    message << options << ".relaxation = " << relaxation
-            << " must lie in (0, 1] (an over-relaxed step can leave the friction cone)";
-    throw InputError(message.str());
-  }
+// The maximum-dissipation solvers blend the block solution with the previous iterate (Preclik
+// et al. Sec. 3.2) and take omega in (0, 1]: an over-relaxed step can leave the friction cone.
+template <class Options>
+void add_relaxation_field(OptionTable<Options>& table) {
+  table.push_back(
+      number_option<Options>("relaxation", &Options::relaxation, Bounds::left_open(0, 1))
+          .described("blend omega of the block solution with the previous iterate"));
 }
 
 // The diagonal blocks as SPD 3x3 single-contact matrices. Rows a 1- or 2-row problem does not
@@ -143,21 +144,63 @@ double max_dissipation_residual(const ConeProblem& problem, const VecX& r, const
   return residual_from_velocity(problem, Blocks(problem), r, u);
 }
 
+const OptionTable<MdGaussSeidelOptions>& MdGaussSeidelOptions::fields() {
+  static const OptionTable<MdGaussSeidelOptions> table = [] {
+    OptionTable<MdGaussSeidelOptions> t;
+    add_iterative_fields(t);
+    add_relaxation_field(t);
+    add_order_fields(t);
+    return t;
+  }();
+  return table;
+}
+
 void MdGaussSeidelOptions::validate() const {
-  IterativeSolverOptions::validate();
+  validate_fields(fields(), *this, "MdGaussSeidelOptions");
   ContactOrderOptions::validate(static_cast<int>(custom_order.size()));
-  validate_relaxation("MdGaussSeidelOptions", relaxation);
 }
 
-void MdJacobiOptions::validate() const {
-  iteration_control(*this, divergence_factor).validate();
-  validate_relaxation("MdJacobiOptions", relaxation);
+const OptionTable<MdJacobiOptions>& MdJacobiOptions::fields() {
+  static const OptionTable<MdJacobiOptions> table = [] {
+    OptionTable<MdJacobiOptions> t;
+    add_common_fields(t);
+    add_divergence_field(t);
+    add_relaxation_field(t);
+    return t;
+  }();
+  return table;
 }
 
-void MdBlendOptions::validate() const {
-  IterativeSolverOptions::validate();
-  validate_relaxation("MdBlendOptions", relaxation);
+void MdJacobiOptions::validate() const { validate_fields(fields(), *this, "MdJacobiOptions"); }
+
+const OptionTable<MdBlendOptions>& MdBlendOptions::fields() {
+  static const OptionTable<MdBlendOptions> table = [] {
+    OptionTable<MdBlendOptions> t;
+    add_iterative_fields(t);
+    add_relaxation_field(t);
+    return t;
+  }();
+  return table;
 }
+
+void MdBlendOptions::validate() const { validate_fields(fields(), *this, "MdBlendOptions"); }
+
+namespace {
+// Maximum-dissipation impact model (Preclik et al.): block solvers over the analytic
+// single-contact solver; they take the cone problem's W, q and mu and ignore its friction model.
+constexpr SolverLaws kMaximumDissipation{.maximum_dissipation = true};
+const SolverRegistrar<MaxDissipationGaussSeidel, MdGaussSeidelOptions> kGaussSeidel{
+    "md_gs", kMaximumDissipation,
+    "maximum dissipation, block Gauss-Seidel over the analytic single-contact solver "
+    "(Preclik et al. Sec. 3.2)"};
+const SolverRegistrar<MaxDissipationJacobi, MdJacobiOptions> kJacobi{
+    "md_jacobi", kMaximumDissipation,
+    "maximum dissipation, weighted block Jacobi (Preclik et al. Sec. 3.2)"};
+const SolverRegistrar<MaxDissipationBlend, MdBlendOptions> kBlend{
+    "md_blend", kMaximumDissipation,
+    "maximum dissipation, the blend of block Gauss-Seidel and weighted block Jacobi (Preclik et "
+    "al. Sec. 3.2)"};
+}  // namespace
 
 MaxDissipationGaussSeidel::MaxDissipationGaussSeidel(MdGaussSeidelOptions options)
     : ContactSolver(options), md_(std::move(options)) {

@@ -14,7 +14,7 @@
 
 #include "moreau/collision/collision_detector.hpp"
 #include "moreau/core/error.hpp"
-#include "moreau/registry/solver_registry.hpp"
+#include "moreau/solver/solver_registry.hpp"
 #include "scene_bodies.hpp"
 #include "scene_generators.hpp"
 #include "scene_reader.hpp"
@@ -459,7 +459,7 @@ void Scene::set_solver(const std::string& name) {
 std::unique_ptr<ContactSolver> make_scene_solver(const Scene& scene) {
   AnySolverOptions options = scene.solver_options;
   // eps_glob with forces r / dt, as Dumont writes it (nlgs_solver.hpp).
-  if (auto* nlgs = std::get_if<NlgsOptions>(&options)) nlgs->time_step = scene.time_step();
+  if (auto* nlgs = options.get_if<NlgsOptions>()) nlgs->time_step = scene.time_step();
   return make_solver(scene.solver, options);
 }
 

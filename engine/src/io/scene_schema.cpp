@@ -1,10 +1,12 @@
 #include "scene_schema.hpp"
 
+#include <map>
 #include <set>
 #include <type_traits>
 #include <utility>
 
-#include "moreau/registry/solver_registry.hpp"
+#include "moreau/nlgs/nlgs_solver.hpp"
+#include "moreau/solver/solver_registry.hpp"
 
 namespace moreau::scene_io {
 namespace {
@@ -265,78 +267,7 @@ const OptionTable<CollisionOptions>& collision_table() {
   return table;
 }
 
-const OptionTable<NlgsOptions>& nlgs_table() {
-  using O = NlgsOptions;
-  static const OptionTable<O> table{
-      // alpha of rho = alpha rho_bar (Dumont Sec. 4); 0 takes the method's default.
-      number_option("alpha", &O::rho_factor, Bounds::at_least(0.0)),
-      choice_option("stopping", &O::stopping,
-                    {{"merit", NlgsStopping::merit}, {"epsilon_glob", NlgsStopping::epsilon_glob}}),
-      number_option("epsilon_glob_tolerance", &O::epsilon_glob_tolerance, Bounds::above(0.0),
-                    "m/s + N + W"),
-      number_option("newton_tolerance", &O::newton_tolerance, Bounds::above(0.0)),
-      integer_option("newton_max_iterations", &O::newton_max_iterations, Bounds::at_least(1)),
-      bool_option("newton_line_search", &O::newton_line_search),
-  };
-  return table;
-}
-
 namespace {
-
-// The solver section's keys of one solver's options struct, with their bounds: the common
-// ones, then what the struct adds (it holds only what its solver reads).
-template <class O>
-OptionTable<O> make_solver_table() {
-  OptionTable<O> table{
-      number_option<O>("tolerance", &O::tolerance, Bounds::above(0)),
-      integer_option<O, int>("max_iterations", &O::max_iterations, Bounds::at_least(1)),
-      bool_option<O>("warm_start", &O::warm_start),
-      bool_option<O>("record_history", &O::record_history)};
-  if constexpr (std::is_base_of_v<IterativeSolverOptions, O>)
-    table.push_back(integer_option<O, int>("check_every", &O::check_every, Bounds::at_least(1)));
-  if constexpr (requires { &O::divergence_factor; })
-    table.push_back(number_option<O>("divergence_factor", &O::divergence_factor, Bounds::above(1)));
-  if constexpr (requires { &O::relaxation; }) {
-    // The maximum-dissipation solvers blend with the previous iterate (Preclik et al. Sec.
-    // 3.2) and take omega in (0, 1]; the projected ones over-relax up to 2.
-    constexpr bool blend = std::is_same_v<O, MdGaussSeidelOptions> ||
-                           std::is_same_v<O, MdJacobiOptions> || std::is_same_v<O, MdBlendOptions>;
-    table.push_back(number_option<O>("relaxation", &O::relaxation,
-                                     blend ? Bounds::left_open(0, 1) : Bounds::open(0, 2)));
-    table.back().type_text = "number in (0, 2); (0, 1] for `md_*`";
-  }
-  if constexpr (std::is_base_of_v<ContactOrderOptions, O>) {
-    table.push_back(custom_option<O>(
-        "order", "`\"natural\"`, `\"reverse\"`, `\"random\"` or an array", "`\"natural\"`"));
-    OptionField<O> seed = integer_option<O, unsigned>("seed", &O::seed, Bounds::none());
-    seed.type_text = "integer in [0, 2^32)";
-    table.push_back(seed);
-  }
-  if constexpr (std::is_same_v<O, ApgdOptions>) {
-    table.push_back(bool_option<O>("adaptive_restart", &O::adaptive_restart));
-    table.push_back(
-        number_option<O>("initial_lipschitz", &O::initial_lipschitz, Bounds::at_least(0)));
-  }
-  if constexpr (std::is_same_v<O, NlgsOptions>)
-    table.push_back(custom_option<O>("nlgs", "object", ""));
-  if constexpr (std::is_same_v<O, IpmOptions>) {
-    table.push_back(choice_option<O>(
-        "stopping", &O::stopping,
-        {{"merit", IpmStopping::merit}, {"kleinert_error", IpmStopping::kleinert_error}}));
-    using conic::BodySpacePreconditioner;
-    table.push_back(choice_option<O>(
-        "preconditioner", &O::preconditioner,
-        {{"symmetric_gauss_seidel", BodySpacePreconditioner::symmetric_gauss_seidel},
-         {"body_blocks", BodySpacePreconditioner::body_blocks}}));
-  }
-  return table;
-}
-
-template <class Options>
-const OptionTable<Options>& solver_options_table() {
-  static const OptionTable<Options> table = make_solver_table<Options>();
-  return table;
-}
 
 // solver.order: a word or a permutation of the contacts.
 void read_contact_order(const Node& node, ContactOrderOptions& options) {
@@ -366,15 +297,13 @@ void read_contact_order(const Node& node, ContactOrderOptions& options) {
 
 // A key of the solver section that the chosen solver's options struct does not hold is an
 // error naming it: it would be silently ignored.
-template <class Options>
-void reject_unread_keys(const Node& node, const std::string& solver,
-                        const OptionTable<Options>& table) {
-  const std::vector<std::string> reads = option_keys(table);
+void reject_unread_keys(const Node& node, const SolverRegistration& solver) {
+  const std::vector<std::string> reads = option_keys(solver.options);
   for (const SceneOption& key : solver_section()) {
     if (key.key == "name" || key.key == "on_failure") continue;
     const std::optional<Node> x = node.find(key.key);
     if (x && std::find(reads.begin(), reads.end(), key.key) == reads.end())
-      x->fail("not read by solver \"" + solver + "\"; its keys are: " + join(reads));
+      x->fail("not read by solver \"" + solver.name + "\"; its keys are: " + join(reads));
   }
 }
 
@@ -392,41 +321,46 @@ const OptionTable<Scene>& solver_policy_table() {
 }
 
 void read_solver_options(const Node& node, const std::string& solver, AnySolverOptions& options) {
-  std::visit(
-      [&](auto& o) {
-        using O = std::decay_t<decltype(o)>;
-        const OptionTable<O>& table = solver_options_table<O>();
-        reject_unread_keys(node, solver, table);
-        read_fields(node, table, o);
-        if constexpr (std::is_same_v<O, NlgsOptions>) {
-          // solver.nlgs: the options of Dumont's NLGS (nlgs_solver.hpp).
-          if (const std::optional<Node> x = node.find("nlgs")) {
-            read_options(*x, nlgs_table(), o);
-            check_options(*x, nlgs_table(), o);
-          }
-        }
-        if constexpr (std::is_base_of_v<ContactOrderOptions, O>)
-          if (const std::optional<Node> x = node.find("order")) read_contact_order(*x, o);
-        check_options(node, table, o, " for solver \"" + solver + "\"");
-      },
-      options);
+  const SolverRegistration& registration = find_solver(solver);
+  reject_unread_keys(node, registration);
+  read_fields(node, registration.options, options);
+  // A sub-object with the solver's own section (solver.nlgs: Dumont's options of the NLGS).
+  if (!registration.nested_key.empty())
+    if (const std::optional<Node> x = node.find(registration.nested_key)) {
+      read_options(*x, registration.nested_options, options);
+      check_options(*x, registration.nested_options, options);
+    }
+  if (ContactOrderOptions* order = options.contact_order())
+    if (const std::optional<Node> x = node.find("order")) read_contact_order(*x, *order);
+  check_options(node, registration.options, options, " for solver \"" + solver + "\"");
 }
 
+// The solver section's rows: name, then every registered solver's keys (the first solver to
+// declare a key gives its row; a key whose type differs between solvers gives each type with
+// the solvers that take it: "number in (0, 1] (md_blend, md_gs); number in (0, 2) (pgs)"),
+// then on_failure.
 const std::vector<SceneOption>& solver_section() {
   static const std::vector<SceneOption> rows = [] {
     std::vector<SceneOption> out{{"name", "string", "", "`\"pgs\"`"}};
-    std::set<std::string> seen{"name"};
-    const auto add = [&](const auto& table) {
-      for (const auto& field : table)
-        if (seen.insert(field.key).second)
+    std::map<std::string, std::size_t> seen{{"name", 0}};
+    std::map<std::string, std::map<std::string, std::string>> types;  // key: type -> solvers
+    for (const SolverRegistration& solver : registered_solvers())
+      for (const OptionField<AnySolverOptions>& field : solver.options) {
+        std::string& solvers = types[field.key][option_type_text(field)];
+        solvers += (solvers.empty() ? "" : ", ") + solver.name;
+        if (seen.emplace(field.key, out.size()).second)
           out.push_back(
               {field.key, option_type_text(field), field.unit, option_default_text(field)});
-    };
-    add(solver_options_table<IpmOptions>());
-    add(solver_options_table<PgsOptions>());
-    add(solver_options_table<ApgdOptions>());
-    add(solver_options_table<NlgsOptions>());
-    add(solver_policy_table());
+      }
+    for (const auto& [key, by_type] : types) {
+      if (by_type.size() < 2) continue;
+      std::string joined;
+      for (const auto& [type, solvers] : by_type)
+        joined += (joined.empty() ? "" : "; ") + type + " (" + solvers + ")";
+      out[seen.at(key)].type = joined;
+    }
+    for (const auto& field : solver_policy_table())
+      out.push_back({field.key, option_type_text(field), field.unit, option_default_text(field)});
     return out;
   }();
   return rows;
@@ -471,7 +405,7 @@ std::vector<SceneSection> scene_sections() {
           section("dem", dem_table()),
           section("collision", collision_table()),
           SceneSection{"solver", solver_section()},
-          section("solver.nlgs", nlgs_table()),
+          section("solver.nlgs", NlgsOptions::nested_fields()),
           section("output", output_table())};
 }
 

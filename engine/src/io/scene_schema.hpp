@@ -21,14 +21,13 @@ const OptionTable<Scene>& integrator_table();  // several schemes' options (Scen
 const OptionTable<CompatibleOptions>& compatible_table();
 const OptionTable<Scene>& dem_table();
 const OptionTable<CollisionOptions>& collision_table();
-// The solver section: name, on_failure and every solver's options struct's keys (each
-// struct's table in scene_schema.cpp; a key the chosen solver's struct lacks is an error).
+// The solver section: name, on_failure and every registered solver's keys (each options
+// struct's own table; a key the chosen solver's struct lacks is an error).
 const std::vector<SceneOption>& solver_section();
 const OptionTable<Scene>& solver_policy_table();  // on_failure
 // The solver section's keys (not name and on_failure) into `options`, the struct of
 // `solver`, bounds checked, naming the solver.
 void read_solver_options(const Node& node, const std::string& solver, AnySolverOptions& options);
-const OptionTable<NlgsOptions>& nlgs_table();
 const OptionTable<OutputOptions>& output_table();
 
 // Every section: its JSON path and its rows (scene_option_keys).

@@ -8,20 +8,10 @@
 #include "../solver/gauss_seidel.hpp"
 #include "moreau/core/error.hpp"
 #include "moreau/solver/merit.hpp"
+#include "moreau/solver/solver_registry.hpp"
 
 namespace moreau {
 namespace {
-
-template <typename Value>
-[[noreturn]] void reject(const std::string& field, const Value& value, const std::string& bound) {
-  std::ostringstream message;
-  message << field << " = " << value << " " << bound;
-  throw InputError(message.str());
-}
-
-void require_finite_non_negative(const std::string& field, double value) {
-  if (!(value >= 0.0) || !std::isfinite(value)) reject(field, value, "must be finite and >= 0");
-}
 
 GlobalErrorTerms& operator+=(GlobalErrorTerms& sum, const GlobalErrorTerms& terms) {
   sum.motion += terms.motion;
@@ -33,15 +23,51 @@ GlobalErrorTerms& operator+=(GlobalErrorTerms& sum, const GlobalErrorTerms& term
 
 }  // namespace
 
+const OptionTable<NlgsOptions>& NlgsOptions::fields() {
+  static const OptionTable<NlgsOptions> table = [] {
+    OptionTable<NlgsOptions> t;
+    add_iterative_fields(t);
+    t.push_back(custom_option<NlgsOptions>("nlgs", "object", "")
+                    .described("Dumont's options of the NLGS (section solver.nlgs)"));
+    return t;
+  }();
+  return table;
+}
+
+const OptionTable<NlgsOptions>& NlgsOptions::nested_fields() {
+  using O = NlgsOptions;
+  static const OptionTable<O> table{
+      number_option("alpha", &O::rho_factor, Bounds::at_least(0.0))
+          .described("alpha of rho = alpha rho_bar (Dumont Sec. 4); 0 takes the method's default"),
+      choice_option("stopping", &O::stopping,
+                    {{"merit", NlgsStopping::merit}, {"epsilon_glob", NlgsStopping::epsilon_glob}})
+          .described("stop on the suite's merit or on Dumont's eps_glob (eq. 37)"),
+      number_option("epsilon_glob_tolerance", &O::epsilon_glob_tolerance, Bounds::above(0.0),
+                    "m/s + N + W")
+          .described("tolerance on eps_glob with stopping epsilon_glob"),
+      number_option("newton_tolerance", &O::newton_tolerance, Bounds::above(0.0))
+          .described("local Newton tolerance of EBP and EAL (Dumont Sec. 4)"),
+      integer_option("newton_max_iterations", &O::newton_max_iterations, Bounds::at_least(1))
+          .described("local Newton iterations at most (Dumont Sec. 4)"),
+      bool_option("newton_line_search", &O::newton_line_search)
+          .described("line search in the local Newton (not in Dumont)"),
+  };
+  return table;
+}
+
+namespace {
+// What the program sets rather than a scene: the time step that turns impulses into forces.
+const OptionTable<NlgsOptions>& program_fields() {
+  static const OptionTable<NlgsOptions> table{
+      number_option("time_step", &NlgsOptions::time_step, Bounds::at_least(0.0), "s")};
+  return table;
+}
+}  // namespace
+
 void NlgsOptions::validate() const {
-  IterativeSolverOptions::validate();
-  require_finite_non_negative("NlgsOptions.rho_factor", rho_factor);
-  require_finite_non_negative("NlgsOptions.epsilon_glob_tolerance", epsilon_glob_tolerance);
-  require_finite_non_negative("NlgsOptions.newton_tolerance", newton_tolerance);
-  require_finite_non_negative("NlgsOptions.time_step", time_step);
-  if (newton_max_iterations < 1) {
-    reject("NlgsOptions.newton_max_iterations", newton_max_iterations, "must be >= 1");
-  }
+  validate_fields(fields(), *this, "NlgsOptions");
+  validate_fields(nested_fields(), *this, "NlgsOptions");
+  validate_fields(program_fields(), *this, "NlgsOptions");
 }
 
 GlobalErrorTerms contact_error_terms(const Vec3& r, const Vec3& v, const Vec3& u, double mu,
@@ -194,22 +220,33 @@ NlgsStats NlgsSolver::solve_with_terms(const ConeProblem& problem, VecX& r) cons
   return stats;
 }
 
-std::vector<std::string> nlgs_solver_names() {
-  return {"nlgs-sbp", "nlgs-ebp", "nlgs-sal", "nlgs-eal"};
+namespace {
+// Dumont's NLGS with each of his four local solvers (Sec. 3): Coulomb's law only.
+using Registrar = SolverRegistrar<NlgsSolver, NlgsOptions>;
+constexpr SolverLaws kCoulomb{.coulomb = true};
+std::function<void(NlgsOptions&)> method(LocalMethod local) {
+  return [local](NlgsOptions& o) { o.method = local; };
 }
-
-LocalMethod nlgs_method(const std::string& name) {
-  const std::vector<std::string> names = nlgs_solver_names();
-  if (std::find(names.begin(), names.end(), name) == names.end())
-    throw InputError("unknown NLGS solver '" + name + "'");
-  return local_method_from_string(name.substr(std::string("nlgs-").size()));
-}
-
-std::unique_ptr<ContactSolver> make_nlgs_solver(const std::string& name, NlgsOptions nlgs) {
-  const std::vector<std::string> names = nlgs_solver_names();
-  if (std::find(names.begin(), names.end(), name) == names.end()) return nullptr;
-  nlgs.method = nlgs_method(name);
-  return std::make_unique<NlgsSolver>(std::move(nlgs));
-}
+const Registrar kSbp{"nlgs-sbp",
+                     kCoulomb,
+                     "NLGS, Uzawa step on the bi-potential (Dumont eq. 21-22)",
+                     {},
+                     method(LocalMethod::sbp)};
+const Registrar kEbp{"nlgs-ebp",
+                     kCoulomb,
+                     "NLGS, Newton on the bi-potential (Dumont eq. 24-32)",
+                     {},
+                     method(LocalMethod::ebp)};
+const Registrar kSal{"nlgs-sal",
+                     kCoulomb,
+                     "NLGS, Uzawa step on the augmented Lagrangian (Dumont eq. 35)",
+                     {},
+                     method(LocalMethod::sal)};
+const Registrar kEal{"nlgs-eal",
+                     kCoulomb,
+                     "NLGS, Newton on the augmented Lagrangian (Dumont eq. 36)",
+                     {},
+                     method(LocalMethod::eal)};
+}  // namespace
 
 }  // namespace moreau

@@ -10,16 +10,13 @@
 #include "iteration_monitor.hpp"
 #include "moreau/solver/cone.hpp"
 #include "moreau/solver/merit.hpp"
+#include "moreau/solver/solver_registry.hpp"
 #include "solver_options_common.hpp"
 
 namespace moreau {
 namespace {
 
 using ColumnMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor>;
-
-void reject(const std::string& field, double value, const std::string& bound) {
-  detail::reject_option("AdmmOptions", field, value, bound);
-}
 
 // Relative asymmetry below which W + rho I goes to CHOLMOD (SparseDelassus' own bound).
 constexpr double kSymmetryTolerance = 1e-10;
@@ -71,17 +68,33 @@ IterativeSolverOptions common_solver_options(const AdmmOptions& options) {
 
 }  // namespace
 
-void AdmmOptions::validate() const {
-  detail::validate_common_options("AdmmOptions", *this);
-  if (!(initial_penalty >= 0.0) || !std::isfinite(initial_penalty)) {
-    reject("initial_penalty", initial_penalty, "must be finite and >= 0 (0 = trace(W) / rows)");
-  }
-  if (!(balance > 1.0) || !std::isfinite(balance)) reject("balance", balance, "must be > 1");
-  if (!(penalty_factor > 1.0) || !std::isfinite(penalty_factor)) {
-    reject("penalty_factor", penalty_factor, "must be > 1");
-  }
-  if (balance_every < 1) reject("balance_every", balance_every, "must be >= 1");
+const OptionTable<AdmmOptions>& AdmmOptions::fields() {
+  using O = AdmmOptions;
+  static const OptionTable<O> table = [] {
+    OptionTable<O> t;
+    add_common_fields(t);
+    add_divergence_field(t);
+    t.push_back(number_option("initial_penalty", &O::initial_penalty, Bounds::at_least(0))
+                    .described("first penalty rho; 0 takes trace(W) / rows"));
+    t.push_back(number_option("balance", &O::balance, Bounds::above(1))
+                    .described("residual ratio that changes the penalty (Boyd: 10)"));
+    t.push_back(number_option("penalty_factor", &O::penalty_factor, Bounds::above(1))
+                    .described("penalty change per trigger (Boyd: 2)"));
+    t.push_back(integer_option("balance_every", &O::balance_every, Bounds::at_least(1))
+                    .described("iterations between penalty updates (each one a factorization)"));
+    return t;
+  }();
+  return table;
 }
+
+void AdmmOptions::validate() const { validate_fields(fields(), *this, "AdmmOptions"); }
+
+namespace {
+const SolverRegistrar<Admm, AdmmOptions> kRegistration{
+    "admm",
+    {.coulomb = true, .convex_relaxation = true, .frictionless = true},
+    "ADMM with residual balancing and the De Saxce fixed point"};
+}  // namespace
 
 Admm::Admm(AdmmOptions options)
     : ContactSolver(common_solver_options(options)), admm_options_(std::move(options)) {

@@ -9,6 +9,7 @@
 #include "contact_cones.hpp"
 #include "iteration_monitor.hpp"
 #include "moreau/solver/cone.hpp"
+#include "moreau/solver/solver_registry.hpp"
 #include "solver_options_common.hpp"
 
 namespace moreau {
@@ -46,13 +47,28 @@ double estimate_lipschitz(const DelassusOperator& delassus) {
 
 }  // namespace
 
-void ApgdOptions::validate() const {
-  IterativeSolverOptions::validate();
-  if (!(initial_lipschitz >= 0.0) || !std::isfinite(initial_lipschitz)) {
-    detail::reject_option("ApgdOptions", "initial_lipschitz", initial_lipschitz,
-                          "must be finite and >= 0 (0 = estimate)");
-  }
+const OptionTable<ApgdOptions>& ApgdOptions::fields() {
+  static const OptionTable<ApgdOptions> table = [] {
+    OptionTable<ApgdOptions> t;
+    add_iterative_fields(t);
+    t.push_back(bool_option("adaptive_restart", &ApgdOptions::adaptive_restart)
+                    .described("restart the momentum when the objective grows (Mazhar et al.)"));
+    t.push_back(
+        number_option("initial_lipschitz", &ApgdOptions::initial_lipschitz, Bounds::at_least(0))
+            .described("first Lipschitz estimate of W; 0 estimates it (power iteration)"));
+    return t;
+  }();
+  return table;
 }
+
+void ApgdOptions::validate() const { validate_fields(fields(), *this, "ApgdOptions"); }
+
+namespace {
+const SolverRegistrar<Apgd, ApgdOptions> kRegistration{
+    "apgd",
+    {.coulomb = true, .convex_relaxation = true, .frictionless = true},
+    "accelerated projected gradient descent (Mazhar et al. 2015, Alg. 1)"};
+}  // namespace
 
 Apgd::Apgd(ApgdOptions options) : ContactSolver(options), apgd_(std::move(options)) {
   apgd_.validate();

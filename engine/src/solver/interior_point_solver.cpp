@@ -15,33 +15,38 @@
 #include "moreau/core/error.hpp"
 #include "moreau/solver/cone.hpp"
 #include "moreau/solver/merit.hpp"
+#include "moreau/solver/solver_registry.hpp"
 
 namespace moreau {
 
-void InteriorPointSolverOptions::validate() const {
-  auto reject = [](const std::string& field, double value, const std::string& bound) {
-    std::ostringstream message;
-    message << "InteriorPointSolverOptions." << field << " = " << value << " " << bound;
-    throw InputError(message.str());
-  };
-  if (max_krylov_iterations < 1) {
-    reject("max_krylov_iterations", max_krylov_iterations, "must be >= 1");
-  }
-  if (!(max_forcing > 0.0 && max_forcing < 1.0)) {
-    reject("max_forcing", max_forcing, "must lie in (0, 1)");
-  }
-  if (!(predictor_forcing > 0.0 && predictor_forcing < 1.0)) {
-    reject("predictor_forcing", predictor_forcing, "must lie in (0, 1)");
-  }
-  if (!(step_fraction > 0.0 && step_fraction < 1.0)) {
-    reject("step_fraction", step_fraction, "must lie in (0, 1)");
-  }
-  if (max_fixed_point_iterations < 1) {
-    reject("max_fixed_point_iterations", max_fixed_point_iterations, "must be >= 1");
-  }
-  if (!(inner_tolerance_fraction > 0.0 && inner_tolerance_fraction <= 1.0)) {
-    reject("inner_tolerance_fraction", inner_tolerance_fraction, "must lie in (0, 1]");
-  }
+const OptionTable<IpmOptions>& IpmOptions::fields() {
+  using O = IpmOptions;
+  static const OptionTable<O> table = [] {
+    OptionTable<O> t;
+    add_common_fields(t);
+    t.push_back(choice_option("stopping", &O::stopping,
+                              {{"merit", IpmStopping::merit},
+                               {"kleinert_error", IpmStopping::kleinert_error}})
+                    .described("what tolerance bounds: the suite's merit or Kleinert's error"));
+    for (OptionField<O>& field : nested_options(
+             conic::InteriorPointOptions::fields(), &O::core,
+             {"preconditioner", "max_krylov_iterations", "max_forcing", "predictor_forcing",
+              "step_fraction", "body_space", "assemble_body_space", "warm_start_corrector"}))
+      t.push_back(std::move(field));
+    t.push_back(integer_option("max_fixed_point_iterations", &O::max_fixed_point_iterations,
+                               Bounds::at_least(1))
+                    .described("Coulomb problems: rounds of the fixed point on s"));
+    t.push_back(number_option("inner_tolerance_fraction", &O::inner_tolerance_fraction,
+                              Bounds::left_open(0, 1))
+                    .described("Coulomb problems: each round's tolerance as a fraction"));
+    return t;
+  }();
+  return table;
+}
+
+void IpmOptions::validate() const {
+  validate_fields(fields(), *this, "IpmOptions");
+  core.validate();
 }
 
 namespace {
@@ -251,15 +256,54 @@ double kleinert_error(const ConeProblem& problem, const VecX& r, const VecX& u) 
   return std::max(std::sqrt(infeasibility) / r_norm, gap);
 }
 
-InteriorPointSolver::InteriorPointSolver(SolverOptions options, InteriorPointSolverOptions ipm)
-    : ContactSolver(iteration_control(options)), ipm_(ipm) {
-  options_.validate();
+InteriorPointSolver::InteriorPointSolver(IpmOptions options)
+    : ContactSolver(iteration_control(options)), ipm_(std::move(options)) {
   ipm_.validate();
 }
 
 std::string InteriorPointSolver::name() const {
-  return ipm_.backend == conic::LinearBackend::cholmod ? "ipm-direct" : "ipm";
+  return ipm_.core.backend == conic::LinearBackend::cholmod ? "ipm-direct" : "ipm";
 }
+
+namespace {
+// Kleinert et al.'s interior point method (Sec. 4) on the CCP and, by a fixed point on the De
+// Saxce term, on Coulomb's law.
+constexpr SolverLaws kIpmLaws{.coulomb = true, .convex_relaxation = true, .frictionless = true};
+std::function<void(IpmOptions&)> backend(conic::LinearBackend linear) {
+  return [linear](IpmOptions& o) { o.core.backend = linear; };
+}
+const SolverRegistrar<InteriorPointSolver, IpmOptions> kMatrixFree{
+    "ipm",
+    kIpmLaws,
+    "interior point method, matrix-free CG (Kleinert et al. Sec. 4, IPM-MF)",
+    {},
+    backend(conic::LinearBackend::conjugate_gradient)};
+const SolverRegistrar<InteriorPointSolver, IpmOptions> kDirect{
+    "ipm-direct",
+    kIpmLaws,
+    "interior point method, CHOLMOD Newton systems (Kleinert et al. Sec. 4)",
+    {},
+    backend(conic::LinearBackend::cholmod)};
+
+// The stop of a round of the core method as the solver's termination.
+Termination termination_of(conic::InteriorPointStatus status) {
+  switch (status) {
+    case conic::InteriorPointStatus::converged:
+      return Termination::converged;
+    case conic::InteriorPointStatus::iteration_limit:
+    case conic::InteriorPointStatus::krylov_limit:
+      return Termination::iteration_limit;
+    case conic::InteriorPointStatus::numerical_limit:
+      return Termination::numerical_limit;
+    case conic::InteriorPointStatus::not_positive_definite:
+    case conic::InteriorPointStatus::dependent_equalities:
+      return Termination::breakdown;
+    case conic::InteriorPointStatus::diverged:
+      break;
+  }
+  return Termination::diverged;
+}
+}  // namespace
 
 SolverStats InteriorPointSolver::solve(const ConeProblem& problem, VecX& r) const {
   const auto start = std::chrono::steady_clock::now();
@@ -281,17 +325,8 @@ SolverStats InteriorPointSolver::solve(const ConeProblem& problem, VecX& r) cons
   conic::ConicQp qp;
   qp.hessian = &hessian;
   qp.cone_dimensions = transform.dimensions();
-  conic::InteriorPointOptions options;
-  options.backend = ipm_.backend;
-  options.max_krylov_iterations = ipm_.max_krylov_iterations;
-  options.max_forcing = ipm_.max_forcing;
-  options.predictor_forcing = ipm_.predictor_forcing;
-  options.min_forcing = std::min(options.min_forcing, ipm_.max_forcing);
-  options.step_fraction = ipm_.step_fraction;
-  options.body_space = ipm_.body_space;
-  options.assemble_body_space = ipm_.assemble_body_space;
-  options.body_space_preconditioner = ipm_.body_space_preconditioner;
-  options.warm_start_corrector = ipm_.warm_start_corrector;
+  conic::InteriorPointOptions options = ipm_.core;
+  const bool paper_error = ipm_.stopping == IpmStopping::kleinert_error;
 
   const int n = problem.size();
   VecX gamma(n), u(n);
@@ -299,8 +334,7 @@ SolverStats InteriorPointSolver::solve(const ConeProblem& problem, VecX& r) cons
   u += problem.q;
   VecX s = coulomb && options_.warm_start ? de_saxce_shift(problem, u) : VecX::Zero(n);
   VecX best = r;
-  double best_merit =
-      ipm_.stop_on_paper_error ? kleinert_error(problem, r, u) : merit(problem, scaling, r, u);
+  double best_merit = paper_error ? kleinert_error(problem, r, u) : merit(problem, scaling, r, u);
   if (best_merit <= options_.tolerance) {
     stats.termination = Termination::converged;
   }
@@ -321,8 +355,8 @@ SolverStats InteriorPointSolver::solve(const ConeProblem& problem, VecX& r) cons
       transform.expand(iterate.x, gamma, n);
       problem.delassus->apply(gamma, u);
       u += problem.q;
-      const double coulomb_merit = ipm_.stop_on_paper_error ? kleinert_error(problem, gamma, u)
-                                                            : merit(problem, scaling, gamma, u);
+      const double coulomb_merit =
+          paper_error ? kleinert_error(problem, gamma, u) : merit(problem, scaling, gamma, u);
       if (options_.record_history) stats.merit_history.push_back(coulomb_merit);
       if (coulomb_merit < best_merit) {
         best = gamma;
@@ -331,9 +365,8 @@ SolverStats InteriorPointSolver::solve(const ConeProblem& problem, VecX& r) cons
       if (coulomb_merit <= options_.tolerance) return true;
       if (!coulomb) return false;
       const VecX shifted_u = u + s;
-      return (ipm_.stop_on_paper_error
-                  ? kleinert_error(shifted, gamma, shifted_u)
-                  : merit(shifted, scaling, gamma, shifted_u)) <= inner_tolerance;
+      return (paper_error ? kleinert_error(shifted, gamma, shifted_u)
+                          : merit(shifted, scaling, gamma, shifted_u)) <= inner_tolerance;
     };
     VecX x, y, z;
     const conic::InteriorPointStats result =
@@ -355,7 +388,7 @@ SolverStats InteriorPointSolver::solve(const ConeProblem& problem, VecX& r) cons
       rounds_without_progress =
           best_merit < 0.9 * round_start_merit ? 0 : rounds_without_progress + 1;
       if (rounds_without_progress >= kRoundsWithoutProgress) {
-        stats.termination = Termination::diverged;
+        stats.termination = Termination::stalled;
         std::ostringstream reason;
         reason << "the fixed point on s stalled at merit " << best_merit;
         stats.stop_reason = reason.str();
@@ -366,7 +399,7 @@ SolverStats InteriorPointSolver::solve(const ConeProblem& problem, VecX& r) cons
       stats.stop_reason = result.message;
       break;
     } else {
-      stats.termination = Termination::diverged;
+      stats.termination = termination_of(result.status);
       stats.stop_reason = to_string(result.status) + ": " + result.message;
       break;
     }
@@ -378,7 +411,7 @@ SolverStats InteriorPointSolver::solve(const ConeProblem& problem, VecX& r) cons
       stats.termination = Termination::iteration_limit;
       stats.stop_reason = "max_iterations Newton steps reached";
     } else {
-      stats.termination = Termination::diverged;
+      stats.termination = Termination::stalled;
       stats.stop_reason = "the fixed point on s did not reach the tolerance in " +
                           std::to_string(ipm_.max_fixed_point_iterations) + " rounds";
     }
@@ -389,8 +422,8 @@ SolverStats InteriorPointSolver::solve(const ConeProblem& problem, VecX& r) cons
   u += problem.q;
   stats.merit = merit(problem, scaling, r, u);
   stats.kleinert_error = kleinert_error(problem, r, u);
-  stats.criterion = ipm_.stop_on_paper_error ? "kleinert_error" : "merit";
-  stats.criterion_value = ipm_.stop_on_paper_error ? stats.kleinert_error : stats.merit;
+  stats.criterion = paper_error ? "kleinert_error" : "merit";
+  stats.criterion_value = paper_error ? stats.kleinert_error : stats.merit;
   stats.converged = stats.termination == Termination::converged;
   stats.wall_seconds = elapsed(start);
   return stats;

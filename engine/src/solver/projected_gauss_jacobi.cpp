@@ -7,6 +7,7 @@
 
 #include "iteration_monitor.hpp"
 #include "moreau/solver/cone.hpp"
+#include "moreau/solver/solver_registry.hpp"
 #include "solver_options_common.hpp"
 
 namespace moreau {
@@ -18,11 +19,25 @@ constexpr int kParallelContacts = 2048;
 
 }  // namespace
 
-void PgjOptions::validate() const {
-  IterativeSolverOptions::validate();
-  if (!(relaxation > 0.0 && relaxation < 2.0))
-    detail::reject_option("PgjOptions", "relaxation", relaxation, "must lie in (0, 2)");
+const OptionTable<PgjOptions>& PgjOptions::fields() {
+  static const OptionTable<PgjOptions> table = [] {
+    OptionTable<PgjOptions> t;
+    add_iterative_fields(t);
+    t.push_back(number_option("relaxation", &PgjOptions::relaxation, Bounds::open(0, 2))
+                    .described("over-relaxation omega of each projected step"));
+    return t;
+  }();
+  return table;
 }
+
+void PgjOptions::validate() const { validate_fields(fields(), *this, "PgjOptions"); }
+
+namespace {
+const SolverRegistrar<ProjectedGaussJacobi, PgjOptions> kRegistration{
+    "pgj",
+    {.coulomb = true, .convex_relaxation = true, .frictionless = true},
+    "projected Gauss-Jacobi, the contacts in parallel (Olsen & Kamrin eq. 22)"};
+}  // namespace
 
 ProjectedGaussJacobi::ProjectedGaussJacobi(PgjOptions options)
     : ContactSolver(options), pgj_(std::move(options)) {

@@ -6,16 +6,34 @@
 
 #include "gauss_seidel.hpp"
 #include "moreau/solver/cone.hpp"
+#include "moreau/solver/solver_registry.hpp"
 #include "solver_options_common.hpp"
 
 namespace moreau {
 
-void PgsOptions::validate() const {
-  IterativeSolverOptions::validate();
-  ContactOrderOptions::validate(static_cast<int>(custom_order.size()));
-  if (!(relaxation > 0.0 && relaxation < 2.0))
-    detail::reject_option("PgsOptions", "relaxation", relaxation, "must lie in (0, 2)");
+const OptionTable<PgsOptions>& PgsOptions::fields() {
+  static const OptionTable<PgsOptions> table = [] {
+    OptionTable<PgsOptions> t;
+    add_iterative_fields(t);
+    t.push_back(number_option("relaxation", &PgsOptions::relaxation, Bounds::open(0, 2))
+                    .described("over-relaxation omega of each projected step"));
+    add_order_fields(t);
+    return t;
+  }();
+  return table;
 }
+
+void PgsOptions::validate() const {
+  validate_fields(fields(), *this, "PgsOptions");
+  ContactOrderOptions::validate(static_cast<int>(custom_order.size()));
+}
+
+namespace {
+const SolverRegistrar<ProjectedGaussSeidel, PgsOptions> kRegistration{
+    "pgs",
+    {.coulomb = true, .convex_relaxation = true, .frictionless = true},
+    "projected Gauss-Seidel (Olsen & Kamrin eq. 22)"};
+}  // namespace
 
 ProjectedGaussSeidel::ProjectedGaussSeidel(PgsOptions options)
     : ContactSolver(options), pgs_(std::move(options)) {

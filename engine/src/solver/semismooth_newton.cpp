@@ -12,6 +12,7 @@
 #include "moreau/core/error.hpp"
 #include "moreau/solver/merit.hpp"
 #include "moreau/solver/projected_gauss_seidel.hpp"
+#include "moreau/solver/solver_registry.hpp"
 #include "solver_options_common.hpp"
 
 namespace moreau {
@@ -22,10 +23,6 @@ using ColumnMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor>;
 // Alart-Curnier function of every contact several times per iteration.
 using TangentVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 2, 1>;
 using TangentMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 2, 2>;
-
-void reject(const std::string& field, double value, const std::string& bound) {
-  detail::reject_option("SemismoothNewtonOptions", field, value, bound);
-}
 
 struct Rho {
   VecX normal;
@@ -224,21 +221,50 @@ IterativeSolverOptions common_solver_options(const SemismoothNewtonOptions& opti
 
 }  // namespace
 
-void SemismoothNewtonOptions::validate() const {
-  detail::validate_common_options("SemismoothNewtonOptions", *this);
-  if (dense_rows < 0) reject("dense_rows", dense_rows, "must be >= 0");
-  if (!(armijo > 0.0 && armijo < 1.0)) reject("armijo", armijo, "must lie in (0, 1)");
-  if (memory < 1) reject("memory", memory, "must be >= 1 (1 = monotone Armijo)");
-  if (!(backtrack > 0.0 && backtrack < 1.0)) reject("backtrack", backtrack, "must lie in (0, 1)");
-  if (!(min_step > 0.0 && min_step < 1.0)) reject("min_step", min_step, "must lie in (0, 1)");
-  if (fallback_sweeps < 1) reject("fallback_sweeps", fallback_sweeps, "must be >= 1");
-  if (!(regularization >= 0.0) || !std::isfinite(regularization)) {
-    reject("regularization", regularization, "must be finite and >= 0");
-  }
-  if (!(rho_scale > 0.0) || !std::isfinite(rho_scale)) {
-    reject("rho_scale", rho_scale, "must be finite and > 0");
-  }
+const OptionTable<SemismoothNewtonOptions>& SemismoothNewtonOptions::fields() {
+  using O = SemismoothNewtonOptions;
+  static const OptionTable<O> table = [] {
+    OptionTable<O> t;
+    add_common_fields(t);
+    add_divergence_field(t);
+    t.push_back(integer_option("dense_rows", &O::dense_rows, Bounds::at_least(0))
+                    .described("problems of at most this many rows use a dense LU"));
+    t.push_back(number_option("armijo", &O::armijo, Bounds::open(0, 1))
+                    .described("sufficient decrease of the non-monotone Armijo rule"));
+    t.push_back(integer_option("memory", &O::memory, Bounds::at_least(1))
+                    .described("merits the non-monotone rule remembers (1: monotone)"));
+    t.push_back(number_option("backtrack", &O::backtrack, Bounds::open(0, 1))
+                    .described("step factor per rejected trial"));
+    t.push_back(number_option("min_step", &O::min_step, Bounds::open(0, 1))
+                    .described("smallest step before the fallback sweeps"));
+    t.push_back(integer_option("fallback_sweeps", &O::fallback_sweeps, Bounds::at_least(1))
+                    .described("projected Gauss-Seidel sweeps when Newton finds no step"));
+    t.push_back(number_option("regularization", &O::regularization, Bounds::at_least(0))
+                    .described("proximal shift of the Jacobian, scaled by the residual"));
+    t.push_back(number_option("rho_scale", &O::rho_scale, Bounds::above(0))
+                    .described("rho as this over each contact's own compliance"));
+    return t;
+  }();
+  return table;
 }
+
+void SemismoothNewtonOptions::validate() const {
+  validate_fields(fields(), *this, "SemismoothNewtonOptions");
+}
+
+namespace {
+// Through the registry every solver starts from SolverOptions' defaults (10000 iterations).
+SemismoothNewtonOptions registry_defaults() {
+  SemismoothNewtonOptions o;
+  o.max_iterations = SolverOptions{}.max_iterations;
+  return o;
+}
+const SolverRegistrar<SemismoothNewton, SemismoothNewtonOptions> kRegistration{
+    "newton",
+    {.coulomb = true, .frictionless = true},
+    "semismooth Newton on the Alart-Curnier function",
+    registry_defaults()};
+}  // namespace
 
 SemismoothNewton::SemismoothNewton(SemismoothNewtonOptions options)
     : ContactSolver(common_solver_options(options)), newton_options_(std::move(options)) {

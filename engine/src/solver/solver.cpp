@@ -20,6 +20,12 @@ std::string to_string(Termination termination) {
       return "iteration_limit";
     case Termination::diverged:
       return "diverged";
+    case Termination::stalled:
+      return "stalled";
+    case Termination::numerical_limit:
+      return "numerical_limit";
+    case Termination::breakdown:
+      return "breakdown";
     case Termination::not_run:
       return "not_run";
   }
@@ -37,20 +43,28 @@ template <typename Value>
 
 }  // namespace
 
-void SolverOptions::validate() const {
-  if (!(tolerance >= 0.0) || !std::isfinite(tolerance)) {
-    reject("tolerance", tolerance, "must be finite and >= 0");
-  }
-  if (max_iterations < 0) reject("max_iterations", max_iterations, "must be >= 0");
+const OptionTable<SolverOptions>& SolverOptions::fields() {
+  static const OptionTable<SolverOptions> table = [] {
+    OptionTable<SolverOptions> t;
+    add_common_fields(t);
+    return t;
+  }();
+  return table;
+}
+
+void SolverOptions::validate() const { validate_fields(fields(), *this, "SolverOptions"); }
+
+const OptionTable<IterativeSolverOptions>& IterativeSolverOptions::fields() {
+  static const OptionTable<IterativeSolverOptions> table = [] {
+    OptionTable<IterativeSolverOptions> t;
+    add_iterative_fields(t);
+    return t;
+  }();
+  return table;
 }
 
 void IterativeSolverOptions::validate() const {
-  SolverOptions::validate();
-  if (check_every < 1) reject("check_every", check_every, "must be >= 1");
-  // +inf is accepted: it switches the growth test off (non-finite merits still stop).
-  if (!(divergence_factor > 1.0)) {
-    reject("divergence_factor", divergence_factor, "must be > 1");
-  }
+  validate_fields(fields(), *this, "IterativeSolverOptions");
 }
 
 void ContactOrderOptions::validate(int contact_count) const {

@@ -58,6 +58,7 @@
 #include <vector>
 
 #include "moreau/conic/conic_qp.hpp"
+#include "moreau/core/option_table.hpp"
 
 namespace moreau::conic {
 
@@ -115,6 +116,7 @@ struct InteriorPointOptions {
   // quasi-definite KKT factorization. For comparison only: cubic in the rows, and it loses
   // definiteness where the rows are nearly dependent in A H^-1 A^T.
   bool dense_schur_complement = false;
+  static const OptionTable<InteriorPointOptions>& fields();
   // Throws InputError naming the field.
   void validate() const;
 };

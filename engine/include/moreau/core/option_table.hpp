@@ -112,6 +112,13 @@ struct OptionField {
   long integer_max = 0;
   std::string type_text;     // the docs' type, where the table does not derive it
   std::string default_text;  // the docs' default, where Options{} does not give it
+  std::string doc;           // one line: what the option means (`moreau schema`, `--help`)
+
+  // The field with its one-line meaning: number_option(...).described("...").
+  OptionField described(std::string text) && {
+    doc = std::move(text);
+    return std::move(*this);
+  }
 };
 
 template <class Options>
@@ -273,6 +280,65 @@ void check_bounds(const OptionTable<Options>& table, const Options& options,
     if (!field.bounds.contains(value))
       throw OptionError(field.key,
                         shortest_text(value) + " is outside " + field.bounds.interval() + context);
+  }
+}
+
+// `field` as a field of To whose value lives in the From that `reach(to)` returns (a member of
+// To, or the struct that an AnySolverOptions holds); its default text is From{}'s.
+template <class To, class From, class Reach>
+OptionField<To> rebind_option(const OptionField<From>& field, Reach reach) {
+  OptionField<To> out;
+  out.key = field.key;
+  out.unit = field.unit;
+  out.bounds = field.bounds;
+  out.choices = field.choices;
+  out.integer_min = field.integer_min;
+  out.integer_max = field.integer_max;
+  out.type_text = field.type_text;
+  out.doc = field.doc;
+  out.default_text = option_default_text(field);
+  std::visit(
+      [&out, reach](const auto& access) {
+        using Access = std::decay_t<decltype(access)>;
+        if constexpr (std::is_same_v<Access, CustomOption>) {
+          out.value = CustomOption{};
+        } else {
+          using T = decltype(access.get(std::declval<const From&>()));
+          out.value =
+              OptionAccess<T, To>{[get = access.get, reach](const To& o) { return get(reach(o)); },
+                                  [set = access.set, reach](To& o, T x) { set(reach(o), x); }};
+        }
+      },
+      field.value);
+  return out;
+}
+
+// The fields `keys` of `inner`'s table as fields of Outer, reached through its member `member`
+// (an options struct that holds another one declares the inner fields once, in the inner
+// struct's table).
+template <class Outer, class Inner>
+OptionTable<Outer> nested_options(const OptionTable<Inner>& inner, Inner Outer::*member,
+                                  const std::vector<std::string>& keys) {
+  OptionTable<Outer> out;
+  for (const std::string& key : keys) {
+    const auto at = std::find_if(inner.begin(), inner.end(),
+                                 [&key](const OptionField<Inner>& f) { return f.key == key; });
+    if (at == inner.end()) throw InputError("nested_options: no field '" + key + "'");
+    out.push_back(rebind_option<Outer>(
+        *at, [member](auto& o) -> auto& { return o.*member; }));
+  }
+  return out;
+}
+
+// check_bounds for an options struct's validate(), naming the struct:
+// "PgsOptions.relaxation: 2 is outside (0, 2)".
+template <class Options>
+void validate_fields(const OptionTable<Options>& table, const Options& options,
+                     const std::string& owner) {
+  try {
+    check_bounds(table, options);
+  } catch (const OptionError& e) {
+    throw OptionError(owner + "." + e.key(), e.problem());
   }
 }
 

@@ -41,16 +41,19 @@ namespace moreau {
 // the previous iterate (Preclik et al. Sec. 3.2): an over-relaxed step can leave the cone.
 struct MdGaussSeidelOptions : IterativeSolverOptions, ContactOrderOptions {
   double relaxation = 1.0;
+  static const OptionTable<MdGaussSeidelOptions>& fields();
   void validate() const;  // throws InputError naming the field
 };
 // The Jacobi pass gives the residual of every iterate: it checks each one (no check_every).
 struct MdJacobiOptions : SolverOptions {
   double divergence_factor = 1e8;  // residual > factor * initial residual => diverged
   double relaxation = 1.0;
+  static const OptionTable<MdJacobiOptions>& fields();
   void validate() const;
 };
 struct MdBlendOptions : IterativeSolverOptions {
   double relaxation = 1.0;
+  static const OptionTable<MdBlendOptions>& fields();
   void validate() const;
 };
 

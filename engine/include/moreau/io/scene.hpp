@@ -14,8 +14,8 @@
 #include "moreau/integrator/shake_stepper.hpp"
 #include "moreau/integrator/theta_stepper.hpp"
 #include "moreau/model/world.hpp"
-#include "moreau/registry/solver_registry.hpp"
 #include "moreau/simulation/observers.hpp"
+#include "moreau/solver/solver_registry.hpp"
 #include "moreau/variational/variational_stepper.hpp"
 
 namespace moreau {

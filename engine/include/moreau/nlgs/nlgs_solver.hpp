@@ -49,6 +49,11 @@ struct NlgsOptions : IterativeSolverOptions {
   // Dumont writes r as a force. With time_step > 0 (s), the impulse terms of eps_glob and
   // eps_Newt use r / time_step (N) as in the paper; 0 keeps impulses (N s).
   double time_step = 0.0;
+  // The solver section's keys (the common ones and the merit check), and Dumont's, which a
+  // scene gives in the sub-object "nlgs" of the solver section.
+  static const OptionTable<NlgsOptions>& fields();
+  static constexpr const char* nested_key = "nlgs";
+  static const OptionTable<NlgsOptions>& nested_fields();
   void validate() const;  // throws InputError naming the field
 };
 
@@ -104,12 +109,7 @@ class NlgsSolver final : public ContactSolver {
   std::unique_ptr<LocalSolver> local_;
 };
 
-// "nlgs-sbp", "nlgs-ebp", "nlgs-sal", "nlgs-eal".
-std::vector<std::string> nlgs_solver_names();
-// An NLGS solver for one of those names with the given options, whose method the name
-// replaces; nullptr for any other name.
-std::unique_ptr<ContactSolver> make_nlgs_solver(const std::string& name, NlgsOptions nlgs = {});
-// The method a name of nlgs_solver_names() stands for (InputError for another name).
-LocalMethod nlgs_method(const std::string& name);
+// The solvers "nlgs-sbp", "nlgs-ebp", "nlgs-sal", "nlgs-eal" are registered by these names
+// (solver/solver_registry.hpp), each with its local method bound to its name.
 
 }  // namespace moreau

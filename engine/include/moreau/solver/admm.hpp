@@ -23,11 +23,9 @@
 
 namespace moreau {
 
-struct AdmmOptions {
-  double tolerance = 1e-8;     // on the suite's merit (merit.hpp)
-  int max_iterations = 10000;  // ADMM iterations (each one solve with the factored W + rho I)
-  bool warm_start = true;
-  bool record_history = true;
+// The common options count ADMM iterations (each one solve with the factored W + rho I) and
+// bound the suite's merit (merit.hpp).
+struct AdmmOptions : SolverOptions {
   double divergence_factor = 1e8;  // merit > factor * initial merit => diverged
   // Initial penalty; 0 = trace(W) / rows, the mean diagonal entry: a penalty of the size of W
   // weighs the split r = z like the contacts' own compliance.
@@ -35,7 +33,8 @@ struct AdmmOptions {
   double balance = 10.0;        // residual ratio that triggers a penalty change (Boyd: 10)
   double penalty_factor = 2.0;  // penalty change per trigger (Boyd: 2)
   int balance_every = 10;       // iterations between penalty updates (each costs a factorization)
-  void validate() const;        // throws InputError naming the field
+  static const OptionTable<AdmmOptions>& fields();
+  void validate() const;  // throws InputError naming the field
 };
 
 struct AdmmStats {

@@ -21,7 +21,8 @@ namespace moreau {
 struct ApgdOptions : IterativeSolverOptions {
   bool adaptive_restart = true;
   double initial_lipschitz = 0.0;  // 0 = estimate from a power iteration
-  void validate() const;           // throws InputError naming the field
+  static const OptionTable<ApgdOptions>& fields();
+  void validate() const;  // throws InputError naming the field
 };
 
 class Apgd final : public ContactSolver {

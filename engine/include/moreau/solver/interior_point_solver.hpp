@@ -16,49 +16,25 @@
 // wrapped in a fixed point on s_i = mu_i |u_t,i| (q_n += s, each convex problem solved by the
 // IPM, s refreshed from its solution) until the Coulomb merit meets the tolerance; it has no
 // convergence guarantee for large mu, and says so by its status (a fixed point that gains
-// less than 10% in 3 rounds in a row stops as diverged, "stalled").
+// less than 10% in 3 rounds in a row stops as stalled).
 //
 // Termination: converged (merit <= tolerance), iteration_limit (max_iterations Newton steps
-// used), diverged for every other stop, with SolverStats::stop_reason saying which: the IPM
-// reached the accuracy double precision allows before the tolerance ("numerically singular":
-// on friction cones near merit 1e-9, see conic/interior_point.hpp), N not positive
-// semi-definite, no solution, or a Coulomb fixed point that stalls or runs out of rounds.
+// used, or the CG solves at max_krylov_iterations), numerical_limit (the IPM reached the
+// accuracy double precision allows before the tolerance: on friction cones near merit 1e-9,
+// see conic/interior_point.hpp), breakdown (N not positive semi-definite, dependent
+// equalities), stalled (a Coulomb fixed point that stops gaining or runs out of rounds),
+// diverged (no solution: non-finite iterates or steps that shrink to nothing);
+// SolverStats::stop_reason says it in words.
 // SolverStats: merit is the suite's merit (merit.hpp) of the returned r; iterations counts
 // Newton steps (over all fixed-point rounds); krylov_iterations(_per_step) the CG iterations;
 // kleinert_error the paper's error(gamma, u) (see kleinert_error() below).
 // SolverOptions read: tolerance (on the merit, or on kleinert_error with
-// InteriorPointSolverOptions::stop_on_paper_error), max_iterations (Newton steps in all),
-// warm_start (the fixed point starts its s from the given r), record_history.
+// IpmOptions::stopping), max_iterations (Newton steps in all), warm_start (the fixed point
+// starts its s from the given r), record_history.
 #include "moreau/conic/interior_point.hpp"
 #include "moreau/solver/solver.hpp"
 
 namespace moreau {
-
-struct InteriorPointSolverOptions {
-  conic::LinearBackend backend = conic::LinearBackend::conjugate_gradient;
-  int max_krylov_iterations = 2000;  // per linear solve
-  double max_forcing = 0.1;          // upper bound of the inexact-Newton forcing term
-  double predictor_forcing = 0.5;    // conic::InteriorPointOptions::predictor_forcing
-  double step_fraction = 0.99;       // of the step to the cone boundary
-  // The Newton system in the body space when the Delassus operator is a ContactSystem
-  // (conic::InteriorPointOptions::body_space), for both back-ends.
-  bool body_space = true;
-  bool assemble_body_space = true;  // conic::InteriorPointOptions::assemble_body_space
-  conic::BodySpacePreconditioner body_space_preconditioner =   // conic::InteriorPointOptions::
-      conic::BodySpacePreconditioner::symmetric_gauss_seidel;  // body_space_preconditioner
-  bool warm_start_corrector = true;  // conic::InteriorPointOptions::warm_start_corrector
-  // Stop on the paper's error(gamma, u) (kleinert_error) instead of the suite's merit, as
-  // Kleinert et al. do: SolverOptions::tolerance applies to it, merit_history records it,
-  // SolverStats::criterion is "kleinert_error" (SolverStats::merit stays the suite's merit).
-  bool stop_on_paper_error = false;
-  int max_fixed_point_iterations = 50;  // Coulomb problems: rounds of the fixed point on s
-  // Coulomb problems: each round's convex problem is solved to this fraction of
-  // max(tolerance, the Coulomb merit at the round's start) (an inexact fixed point: no
-  // accuracy beyond what the next refresh of s undoes).
-  double inner_tolerance_fraction = 0.1;
-  // Throws InputError naming the field.
-  void validate() const;
-};
 
 // The paper's error(gamma, u) on the self-dual CCP (eq. 23) of the problem with free term
 // q (+ the De Saxce term s for Coulomb problems): with x = S^-1 gamma, y = S^T (u + s),
@@ -69,28 +45,38 @@ struct InteriorPointSolverOptions {
 // from Kleinert et al. 2014 without printing it; this is the IPM's own stopping measure.
 double kleinert_error(const ConeProblem& problem, const VecX& r, const VecX& u);
 
-// Which measure SolverOptions::tolerance bounds (InteriorPointSolverOptions::stop_on_paper_error).
+// Which measure SolverOptions::tolerance bounds: the suite's merit, or the paper's
+// error(gamma, u) as Kleinert et al. stop (merit_history then records it, SolverStats::criterion
+// is "kleinert_error", SolverStats::merit stays the suite's merit).
 enum class IpmStopping { merit, kleinert_error };
 
-// What "ipm" and "ipm-direct" read through the registry: the common options, the stopping
-// measure and the body-space CG's preconditioner (the back-end is the name's, the rest
-// InteriorPointSolverOptions' defaults).
+// What "ipm" and "ipm-direct" read: the common options (tolerance on the stopping measure,
+// max_iterations Newton steps over all fixed-point rounds), the stopping measure, the core
+// method's options (its back-end is the name's: CG for "ipm", CHOLMOD for "ipm-direct"; its
+// own tolerance and max_newton_steps are set for each round from the common options) and the
+// Coulomb fixed point's.
 struct IpmOptions : SolverOptions {
   IpmStopping stopping = IpmStopping::merit;
-  conic::BodySpacePreconditioner preconditioner =
-      conic::BodySpacePreconditioner::symmetric_gauss_seidel;
+  conic::InteriorPointOptions core;
+  int max_fixed_point_iterations = 50;  // Coulomb problems: rounds of the fixed point on s
+  // Coulomb problems: each round's convex problem is solved to this fraction of
+  // max(tolerance, the Coulomb merit at the round's start) (an inexact fixed point: no
+  // accuracy beyond what the next refresh of s undoes).
+  double inner_tolerance_fraction = 0.1;
+  static const OptionTable<IpmOptions>& fields();
+  void validate() const;  // throws InputError naming the field
 };
 
 class InteriorPointSolver final : public ContactSolver {
  public:
   // Throws InputError for options that cannot be used.
-  explicit InteriorPointSolver(SolverOptions options = {}, InteriorPointSolverOptions ipm = {});
+  explicit InteriorPointSolver(IpmOptions options = {});
   std::string name() const override;
   SolverStats solve(const ConeProblem& problem, VecX& r) const override;
-  const InteriorPointSolverOptions& ipm_options() const { return ipm_; }
+  const IpmOptions& ipm_options() const { return ipm_; }
 
  private:
-  InteriorPointSolverOptions ipm_;
+  IpmOptions ipm_;
 };
 
 }  // namespace moreau

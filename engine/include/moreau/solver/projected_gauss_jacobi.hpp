@@ -15,7 +15,8 @@ namespace moreau {
 // What PGJ reads: the common options, the merit check and its relaxation.
 struct PgjOptions : IterativeSolverOptions {
   double relaxation = 1.0;  // omega in (0, 2)
-  void validate() const;    // throws InputError naming the field
+  static const OptionTable<PgjOptions>& fields();
+  void validate() const;  // throws InputError naming the field
 };
 
 class ProjectedGaussJacobi final : public ContactSolver {

@@ -20,7 +20,8 @@ namespace moreau {
 // What PGS reads: the common options, the merit check, its order and relaxation.
 struct PgsOptions : IterativeSolverOptions, ContactOrderOptions {
   double relaxation = 1.0;  // omega in (0, 2)
-  void validate() const;    // throws InputError naming the field
+  static const OptionTable<PgsOptions>& fields();
+  void validate() const;  // throws InputError naming the field
 };
 
 class ProjectedGaussSeidel final : public ContactSolver {

@@ -25,11 +25,10 @@
 
 namespace moreau {
 
-struct SemismoothNewtonOptions {
-  double tolerance = 1e-8;   // on the suite's merit (merit.hpp)
-  int max_iterations = 200;  // Newton iterations (each one linear solve)
-  bool warm_start = true;
-  bool record_history = true;
+// The common options count Newton iterations (each one linear solve), 200 by default here
+// (the registry starts every solver from SolverOptions' defaults), and bound the suite's merit.
+struct SemismoothNewtonOptions : SolverOptions {
+  SemismoothNewtonOptions() { max_iterations = 200; }
   double divergence_factor = 1e8;  // merit > factor * initial merit => diverged
   // Problems of at most this many rows use a dense LU: below a few hundred rows a dense
   // factorization costs less than KLU's symbolic analysis.
@@ -51,6 +50,7 @@ struct SemismoothNewtonOptions {
   // contact's own compliance, so that r and rho u have the same units and size (Acary,
   // Bremond & Huber 2018 choose rho from W's diagonal blocks).
   double rho_scale = 1.0;
+  static const OptionTable<SemismoothNewtonOptions>& fields();
   void validate() const;  // throws InputError naming the field
 };
 

@@ -1,0 +1,121 @@
+// A solver defined here, in a file the engine does not know, and registered by one line: the
+// registry lists it, makes it, the scene parser reads its own key with its bounds, and the
+// scene schema (what `moreau schema` and docs/scene-format.md show) has its row, with no
+// other edit.
+#define BOOST_TEST_MODULE registration
+#include <boost/test/unit_test.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "moreau/contact/delassus.hpp"
+#include "moreau/core/error.hpp"
+#include "moreau/io/scene.hpp"
+#include "moreau/solver/projected_gauss_seidel.hpp"
+#include "moreau/solver/solver_registry.hpp"
+
+namespace moreau {
+namespace {
+
+// Projected Gauss-Seidel visiting the contacts backwards with an under-relaxation of its own.
+struct BackwardsOptions : IterativeSolverOptions {
+  double damping = 0.8;  // in (0, 1]
+  static const OptionTable<BackwardsOptions>& fields() {
+    static const OptionTable<BackwardsOptions> table = [] {
+      OptionTable<BackwardsOptions> t;
+      add_iterative_fields(t);
+      t.push_back(number_option("damping", &BackwardsOptions::damping, Bounds::left_open(0, 1))
+                      .described("relaxation of each projected step"));
+      return t;
+    }();
+    return table;
+  }
+  void validate() const { validate_fields(fields(), *this, "BackwardsOptions"); }
+};
+
+class BackwardsGaussSeidel final : public ContactSolver {
+ public:
+  explicit BackwardsGaussSeidel(BackwardsOptions options)
+      : ContactSolver(options), pgs_(pgs_options(options)) {
+    options.validate();
+  }
+  std::string name() const override { return "test-backwards-gs"; }
+  SolverStats solve(const ConeProblem& problem, VecX& r) const override {
+    SolverStats stats = pgs_.solve(problem, r);
+    stats.solver = name();
+    return stats;
+  }
+
+ private:
+  static PgsOptions pgs_options(const BackwardsOptions& options) {
+    PgsOptions pgs;
+    static_cast<IterativeSolverOptions&>(pgs) = options;
+    pgs.relaxation = options.damping;
+    pgs.order = ContactOrder::reverse;
+    return pgs;
+  }
+  ProjectedGaussSeidel pgs_;
+};
+
+// The one line.
+const SolverRegistrar<BackwardsGaussSeidel, BackwardsOptions> kRegistration{
+    "test-backwards-gs", {.coulomb = true, .frictionless = true}, "PGS backwards (a test)"};
+
+BOOST_AUTO_TEST_CASE(a_registered_solver_is_listed_made_and_solves) {
+  const std::vector<std::string> names = solver_names();
+  BOOST_TEST((std::find(names.begin(), names.end(), "test-backwards-gs") != names.end()));
+  // Two frictionless contacts, W = [[2, 1], [1, 2]], q = (-1, -1): r = (1/3, 1/3).
+  SparseMatrix w(2, 2);
+  w.insert(0, 0) = 2.0;
+  w.insert(0, 1) = 1.0;
+  w.insert(1, 0) = 1.0;
+  w.insert(1, 1) = 2.0;
+  const SparseDelassus delassus(w, 1);
+  ConeProblem problem;
+  problem.delassus = &delassus;
+  problem.q = -VecX::Ones(2);
+  problem.mu = VecX::Zero(2);
+  VecX r = VecX::Zero(2);
+  const SolverStats stats = make_solver("test-backwards-gs")->solve(problem, r);
+  BOOST_TEST(stats.converged);
+  BOOST_TEST(stats.solver == "test-backwards-gs");
+  BOOST_TEST(r(0) == 1.0 / 3.0, boost::test_tools::tolerance(1e-7));
+  BOOST_TEST(r(1) == 1.0 / 3.0, boost::test_tools::tolerance(1e-7));
+}
+
+BOOST_AUTO_TEST_CASE(a_scene_reads_its_keys_with_their_bounds) {
+  nlohmann::json document = {
+      {"time_step", 0.001},
+      {"steps", 1},
+      {"solver", {{"name", "test-backwards-gs"}, {"damping", 0.5}, {"max_iterations", 40}}}};
+  const Scene scene = parse_scene(document, "scene.json");
+  BOOST_TEST(scene.solver_options.get<BackwardsOptions>().damping == 0.5);
+  BOOST_TEST(scene.solver_options.common().max_iterations == 40);
+  document["solver"]["damping"] = 1.5;
+  try {
+    parse_scene(document, "scene.json");
+    BOOST_ERROR("damping 1.5 was accepted");
+  } catch (const InputError& e) {
+    BOOST_TEST(std::string(e.what()).find("solver.damping: 1.5 is outside (0, 1]") !=
+               std::string::npos);
+  }
+  // Its key is another solver's unread key.
+  document["solver"]["name"] = "pgs";
+  document["solver"]["damping"] = 0.5;
+  BOOST_CHECK_THROW(parse_scene(document, "scene.json"), InputError);
+}
+
+BOOST_AUTO_TEST_CASE(the_scene_schema_has_its_row) {
+  bool found = false;
+  for (const SceneSection& section : scene_option_keys())
+    if (section.path == "solver")
+      for (const SceneOption& option : section.options)
+        if (option.key == "damping") {
+          found = true;
+          BOOST_TEST(option.type == "number in (0, 1]");
+          BOOST_TEST(option.default_value == "0.8");
+        }
+  BOOST_TEST(found);
+}
+
+}  // namespace
+}  // namespace moreau
