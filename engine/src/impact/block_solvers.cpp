@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "../solver/gauss_seidel.hpp"
 #include "moreau/core/error.hpp"
 #include "moreau/impact/single_contact.hpp"
+#include "moreau/solver/gauss_seidel.hpp"
 #include "moreau/solver/merit.hpp"
 #include "moreau/solver/solver_registry.hpp"
 
@@ -86,14 +86,14 @@ struct Blocks {
 // The iteration monitor of the three solvers: their criterion is the fixed-point residual (whose
 // solutions do not zero the Coulomb merit); SolverStats::merit is the suite's merit of the
 // returned r (one Delassus product, at the end).
-detail::IterationMonitor residual_monitor(const std::string& solver, const ConeProblem& problem,
-                                          const IterativeSolverOptions& options, int threads) {
-  detail::IterationMonitor monitor(solver, problem, options, threads);
+IterationMonitor residual_monitor(const std::string& solver, const ConeProblem& problem,
+                                  const IterativeSolverOptions& options, int threads) {
+  IterationMonitor monitor(solver, problem, options, threads);
   monitor.set_criterion("max_dissipation_residual", options.tolerance);
   return monitor;
 }
 
-SolverStats finish(detail::IterationMonitor& monitor, int iterations, const ConeProblem& problem,
+SolverStats finish(IterationMonitor& monitor, int iterations, const ConeProblem& problem,
                    const VecX& r) {
   monitor.report_merit(merit(problem, r));
   return monitor.finish(iterations);
@@ -108,7 +108,7 @@ struct MaxDissipationLaw {
   bool relaxed;
   double omega;
   bool active(int i) const { return blocks.active[i]; }
-  detail::LocalUpdate solve(int i, const detail::ContactSweep& sweep) const {
+  LocalUpdate solve(int i, const ContactSweep& sweep) const {
     const Vec3 r_i = sweep.impulse(i);
     const Vec3 x = blocks.solve(problem, i, r_i, sweep.velocity(i));
     if (!relaxed) return {x, x - r_i};
@@ -210,13 +210,13 @@ MaxDissipationGaussSeidel::MaxDissipationGaussSeidel(MdGaussSeidelOptions option
 SolverStats MaxDissipationGaussSeidel::solve(const ConeProblem& problem, VecX& r) const {
   constexpr int kThreads = 1;
   md_.ContactOrderOptions::validate(problem.contact_count());
-  if (auto empty = detail::begin_solve(name(), problem, options_, kThreads, r)) return *empty;
-  detail::IterationMonitor monitor = residual_monitor(name(), problem, options_, kThreads);
+  if (auto empty = begin_solve(name(), problem, options_, kThreads, r)) return *empty;
+  IterationMonitor monitor = residual_monitor(name(), problem, options_, kThreads);
   const Blocks blocks(problem);
   const int contacts = problem.contact_count();
   MaxDissipationLaw law{problem, blocks, true, md_.relaxation};
-  detail::ContactSweep sweep(problem, r);
-  const int iterations = detail::gauss_seidel(
+  ContactSweep sweep(problem, r);
+  const int iterations = gauss_seidel(
       sweep, visiting_order(md_, contacts), options_, monitor, law, [&](int iteration) {
         double sum = 0.0;
         for (int i = 0; i < contacts; ++i) {
@@ -238,8 +238,8 @@ MaxDissipationJacobi::MaxDissipationJacobi(MdJacobiOptions options)
 
 SolverStats MaxDissipationJacobi::solve(const ConeProblem& problem, VecX& r) const {
   const int threads = omp_get_max_threads();
-  if (auto empty = detail::begin_solve(name(), problem, options_, threads, r)) return *empty;
-  detail::IterationMonitor monitor = residual_monitor(name(), problem, options_, threads);
+  if (auto empty = begin_solve(name(), problem, options_, threads, r)) return *empty;
+  IterationMonitor monitor = residual_monitor(name(), problem, options_, threads);
   const DelassusOperator& delassus = *problem.delassus;
   const Blocks blocks(problem);
   const double omega = md_.relaxation;
@@ -272,8 +272,8 @@ MaxDissipationBlend::MaxDissipationBlend(MdBlendOptions options, int partitions)
 
 SolverStats MaxDissipationBlend::solve(const ConeProblem& problem, VecX& r) const {
   const int threads = omp_get_max_threads();
-  if (auto empty = detail::begin_solve(name(), problem, options_, threads, r)) return *empty;
-  detail::IterationMonitor monitor = residual_monitor(name(), problem, options_, threads);
+  if (auto empty = begin_solve(name(), problem, options_, threads, r)) return *empty;
+  IterationMonitor monitor = residual_monitor(name(), problem, options_, threads);
   const DelassusOperator& delassus = *problem.delassus;
   const Blocks blocks(problem);
   const int contacts = problem.contact_count();
@@ -289,7 +289,7 @@ SolverStats MaxDissipationBlend::solve(const ConeProblem& problem, VecX& r) cons
   // Gauss-Seidel inside each range from the common r, each range's result in `target` (the
   // sweeps write disjoint ranges of it), then weighted Jacobi across the ranges.
   VecX target = r;
-  std::vector<detail::ContactSweep> sweeps(ranges, detail::ContactSweep(problem, target));
+  std::vector<ContactSweep> sweeps(ranges, ContactSweep(problem, target));
   MaxDissipationLaw law{problem, blocks, false, 1.0};
   int iteration = 0;
   bool stop = measure(0);
@@ -300,7 +300,7 @@ SolverStats MaxDissipationBlend::solve(const ConeProblem& problem, VecX& r) cons
       const int begin = static_cast<int>(static_cast<long>(contacts) * p / ranges);
       const int end = static_cast<int>(static_cast<long>(contacts) * (p + 1) / ranges);
       sweeps[p].restart(r);
-      detail::sweep_contacts(sweeps[p], std::views::iota(begin, end), law);
+      sweep_contacts(sweeps[p], std::views::iota(begin, end), law);
     }
     r += md_.relaxation * (target - r);
     target = r;

@@ -5,8 +5,8 @@
 #include <sstream>
 #include <utility>
 
-#include "../solver/gauss_seidel.hpp"
 #include "moreau/core/error.hpp"
+#include "moreau/solver/gauss_seidel.hpp"
 #include "moreau/solver/merit.hpp"
 #include "moreau/solver/solver_registry.hpp"
 
@@ -119,7 +119,7 @@ struct NlgsLaw {
 
   bool active(int c) const { return rho[c] != 0.0; }
   void begin_sweep() { sweep_newton_iterations = 0; }
-  detail::LocalUpdate solve(int c, const detail::ContactSweep& sweep) {
+  LocalUpdate solve(int c, const ContactSweep& sweep) {
     const Vec3 r_c = sweep.impulse(c);
     const LocalProblem problem{block[c], sweep.velocity(c) - block[c] * r_c, mu[c], rho[c], rows};
     const LocalResult result = local.solve(problem, r_c, options);
@@ -134,7 +134,7 @@ struct NlgsLaw {
 
 // Dumont's eps_glob terms (eq. 37: the mean over contacts) and the suite's merit of the
 // current iterate.
-NlgsIterate measure_iterate(const ConeProblem& problem, const detail::ContactSweep& sweep,
+NlgsIterate measure_iterate(const ConeProblem& problem, const ContactSweep& sweep,
                             const NlgsLaw& law, bool velocity_unknown, double force_scale,
                             const MeritScaling& scaling, const VecX& r, VecX& u) {
   const int contacts = problem.contact_count();
@@ -167,11 +167,11 @@ NlgsStats NlgsSolver::solve_with_terms(const ConeProblem& problem, VecX& r) cons
   stats.method = nlgs_.method;
   stats.stopping = nlgs_.stopping;
   stats.rho_factor = nlgs_.rho_factor > 0.0 ? nlgs_.rho_factor : local_->default_rho_factor();
-  if (auto empty = detail::begin_solve(name(), problem, options_, kThreads, r)) {
+  if (auto empty = begin_solve(name(), problem, options_, kThreads, r)) {
     stats.common = *empty;
     return stats;
   }
-  detail::IterationMonitor monitor(name(), problem, options_, kThreads);
+  IterationMonitor monitor(name(), problem, options_, kThreads);
   if (nlgs_.stopping == NlgsStopping::epsilon_glob) {
     monitor.set_criterion("epsilon_glob", nlgs_.epsilon_glob_tolerance);
   }
@@ -191,14 +191,14 @@ NlgsStats NlgsSolver::solve_with_terms(const ConeProblem& problem, VecX& r) cons
     if (law.block[c](0, 0) > 0.0) law.rho[c] = stats.rho_factor / law.block[c](0, 0);
     if (rows > 1) law.mu[c] = problem.mu[c];
   }
-  detail::ContactSweep sweep(problem, r);
+  ContactSweep sweep(problem, r);
   // The local velocity unknowns start at the motion's velocity (chi_0 of eq. 27 with u~^{c,0}
   // from eq. 19).
   for (int c = 0; c < contacts; ++c) law.velocity[c] = sweep.velocity(c);
 
   VecX u;
   NlgsIterate last;
-  const int iterations = detail::gauss_seidel(
+  const int iterations = gauss_seidel(
       sweep, visiting_order(ContactOrderOptions{}, contacts), options_, monitor, law,
       [&](int iteration) {
         last = measure_iterate(problem, sweep, law, local_->velocity_is_unknown(), force_scale,

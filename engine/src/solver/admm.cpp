@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "contact_cones.hpp"
-#include "iteration_monitor.hpp"
 #include "moreau/solver/cone.hpp"
+#include "moreau/solver/iteration_monitor.hpp"
 #include "moreau/solver/merit.hpp"
 #include "moreau/solver/solver_registry.hpp"
 #include "solver_options_common.hpp"
@@ -109,12 +109,12 @@ SolverStats Admm::solve(const ConeProblem& problem, VecX& r) const {
 AdmmStats Admm::solve_with_details(const ConeProblem& problem, VecX& r) const {
   constexpr int kThreads = 1;
   AdmmStats details;
-  if (auto empty = detail::begin_solve(name(), problem, options_, kThreads, r)) {
+  if (auto empty = begin_solve(name(), problem, options_, kThreads, r)) {
     details.stats = *empty;
     return details;
   }
   const AdmmOptions& o = admm_options_;
-  detail::IterationMonitor monitor(name(), problem, options_, kThreads);
+  IterationMonitor monitor(name(), problem, options_, kThreads);
   const DelassusOperator& delassus = *problem.delassus;
   const int n = problem.size();
   const ColumnMatrix w = delassus.assemble();

@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "contact_cones.hpp"
-#include "iteration_monitor.hpp"
 #include "moreau/solver/cone.hpp"
+#include "moreau/solver/iteration_monitor.hpp"
 #include "moreau/solver/solver_registry.hpp"
 #include "solver_options_common.hpp"
 
@@ -78,8 +78,8 @@ Apgd::Apgd(ApgdOptions options) : ContactSolver(options), apgd_(std::move(option
 // (the comments give its line numbers).
 SolverStats Apgd::solve(const ConeProblem& problem, VecX& r) const {
   const int threads = omp_get_max_threads();
-  if (auto empty = detail::begin_solve(name(), problem, options_, threads, r)) return *empty;
-  detail::IterationMonitor monitor(name(), problem, options_, threads);
+  if (auto empty = begin_solve(name(), problem, options_, threads, r)) return *empty;
+  IterationMonitor monitor(name(), problem, options_, threads);
 
   const DelassusOperator& delassus = *problem.delassus;
   const int n = problem.size();

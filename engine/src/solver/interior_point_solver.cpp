@@ -9,11 +9,11 @@
 #include <memory>
 #include <sstream>
 
-#include "iteration_monitor.hpp"
 #include "moreau/conic/jordan_algebra.hpp"
 #include "moreau/contact/contact_system.hpp"
 #include "moreau/core/error.hpp"
 #include "moreau/solver/cone.hpp"
+#include "moreau/solver/iteration_monitor.hpp"
 #include "moreau/solver/merit.hpp"
 #include "moreau/solver/solver_registry.hpp"
 
@@ -308,7 +308,7 @@ Termination termination_of(conic::InteriorPointStatus status) {
 SolverStats InteriorPointSolver::solve(const ConeProblem& problem, VecX& r) const {
   const auto start = std::chrono::steady_clock::now();
   const int threads = omp_get_max_threads();
-  if (auto empty = detail::begin_solve(name(), problem, options_, threads, r)) return *empty;
+  if (auto empty = begin_solve(name(), problem, options_, threads, r)) return *empty;
 
   SolverStats stats;
   stats.solver = name();

@@ -5,8 +5,8 @@
 #include <utility>
 #include <vector>
 
-#include "iteration_monitor.hpp"
 #include "moreau/solver/cone.hpp"
+#include "moreau/solver/iteration_monitor.hpp"
 #include "moreau/solver/solver_registry.hpp"
 #include "solver_options_common.hpp"
 
@@ -46,8 +46,8 @@ ProjectedGaussJacobi::ProjectedGaussJacobi(PgjOptions options)
 
 SolverStats ProjectedGaussJacobi::solve(const ConeProblem& problem, VecX& r) const {
   const int threads = omp_get_max_threads();
-  if (auto empty = detail::begin_solve(name(), problem, options_, threads, r)) return *empty;
-  detail::IterationMonitor monitor(name(), problem, options_, threads);
+  if (auto empty = begin_solve(name(), problem, options_, threads, r)) return *empty;
+  IterationMonitor monitor(name(), problem, options_, threads);
 
   const DelassusOperator& delassus = *problem.delassus;
   const int contacts = problem.contact_count();

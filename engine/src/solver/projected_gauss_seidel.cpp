@@ -4,8 +4,8 @@
 #include <utility>
 #include <vector>
 
-#include "gauss_seidel.hpp"
 #include "moreau/solver/cone.hpp"
+#include "moreau/solver/gauss_seidel.hpp"
 #include "moreau/solver/solver_registry.hpp"
 #include "solver_options_common.hpp"
 
@@ -56,7 +56,7 @@ struct ProjectionLaw {
   std::vector<double> step;
 
   bool active(int i) const { return step[i] != 0.0; }
-  detail::LocalUpdate solve(int i, const detail::ContactSweep& sweep) const {
+  LocalUpdate solve(int i, const ContactSweep& sweep) const {
     const int rows = sweep.rows();
     const double mu = rows > 1 ? problem.mu[i] : 0.0;
     const Vec3 r_i = sweep.impulse(i);
@@ -72,8 +72,8 @@ struct ProjectionLaw {
 SolverStats ProjectedGaussSeidel::solve(const ConeProblem& problem, VecX& r) const {
   constexpr int kThreads = 1;
   pgs_.ContactOrderOptions::validate(problem.contact_count());
-  if (auto empty = detail::begin_solve(name(), problem, options_, kThreads, r)) return *empty;
-  detail::IterationMonitor monitor(name(), problem, options_, kThreads);
+  if (auto empty = begin_solve(name(), problem, options_, kThreads, r)) return *empty;
+  IterationMonitor monitor(name(), problem, options_, kThreads);
 
   const int contacts = problem.contact_count();
   const int rows = problem.rows();
@@ -85,14 +85,14 @@ SolverStats ProjectedGaussSeidel::solve(const ConeProblem& problem, VecX& r) con
     law.step[i] = trace > 0.0 ? rows / trace : 0.0;
   }
 
-  detail::ContactSweep sweep(problem, r);
+  ContactSweep sweep(problem, r);
   VecX u;
   const auto measure = [&](int iteration) {
     sweep.velocities(u);
     return monitor.check(iteration, r, u);
   };
   const int iterations =
-      detail::gauss_seidel(sweep, visiting_order(pgs_, contacts), options_, monitor, law, measure);
+      gauss_seidel(sweep, visiting_order(pgs_, contacts), options_, monitor, law, measure);
   return monitor.finish(iterations);
 }
 

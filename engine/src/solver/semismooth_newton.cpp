@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "iteration_monitor.hpp"
 #include "moreau/core/error.hpp"
+#include "moreau/solver/iteration_monitor.hpp"
 #include "moreau/solver/merit.hpp"
 #include "moreau/solver/projected_gauss_seidel.hpp"
 #include "moreau/solver/solver_registry.hpp"
@@ -305,12 +305,12 @@ SemismoothNewtonStats SemismoothNewton::solve_with_details(const ConeProblem& pr
                                                            VecX& r) const {
   constexpr int kThreads = 1;
   SemismoothNewtonStats details;
-  if (auto empty = detail::begin_solve(name(), problem, options_, kThreads, r)) {
+  if (auto empty = begin_solve(name(), problem, options_, kThreads, r)) {
     details.stats = *empty;
     return details;
   }
   const SemismoothNewtonOptions& o = newton_options_;
-  detail::IterationMonitor monitor(name(), problem, options_, kThreads);
+  IterationMonitor monitor(name(), problem, options_, kThreads);
   const DelassusOperator& delassus = *problem.delassus;
   const int n = problem.size();
   // Newton solves Coulomb's law itself; the convex relaxation is another problem.

@@ -7,8 +7,8 @@
 #include <sstream>
 #include <utility>
 
-#include "iteration_monitor.hpp"
 #include "moreau/core/error.hpp"
+#include "moreau/solver/iteration_monitor.hpp"
 
 namespace moreau {
 
@@ -120,8 +120,6 @@ std::vector<int> visiting_order(const ContactOrderOptions& options, int contacts
   return order;
 }
 
-namespace detail {
-
 std::optional<SolverStats> begin_solve(const std::string& solver, const ConeProblem& problem,
                                        const SolverOptions& options, int threads, VecX& r) {
   const auto start = std::chrono::steady_clock::now();
@@ -198,7 +196,5 @@ SolverStats IterationMonitor::finish(int iterations) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   return stats_;
 }
-
-}  // namespace detail
 
 }  // namespace moreau

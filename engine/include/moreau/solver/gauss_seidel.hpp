@@ -1,6 +1,6 @@
 #pragma once
-// The one Gauss-Seidel driver over contacts (private to the engine), with the local law as its
-// pluggable part: PGS projects onto the cone (Olsen & Kamrin eq. 22), NLGS runs one of Dumont's
+// The one Gauss-Seidel driver over contacts, with the local law as its pluggable part, public
+// so that a new local law is one file (a law type and a solver calling gauss_seidel()): PGS projects onto the cone (Olsen & Kamrin eq. 22), NLGS runs one of Dumont's
 // four local solvers (Dumont eq. 23-24), md_gs and md_blend the analytic maximum-dissipation
 // solver (Preclik et al. Sec. 3.2). The driver owns what they share: the visiting order, the
 // sweep, the incremental update of W r after each contact (so that later contacts see the new
@@ -8,10 +8,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "iteration_monitor.hpp"
+#include "moreau/solver/iteration_monitor.hpp"
 #include "moreau/solver/solver.hpp"
 
-namespace moreau::detail {
+namespace moreau {
 
 // What a local law gives for one contact: its new impulse and the increment that W r takes.
 // Both are kept as the law computes them, so that the driver adds no rounding to either
@@ -97,4 +97,4 @@ int gauss_seidel(ContactSweep& sweep, const std::vector<int>& order,
   return iteration;
 }
 
-}  // namespace moreau::detail
+}  // namespace moreau

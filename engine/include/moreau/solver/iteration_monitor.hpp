@@ -1,5 +1,5 @@
 #pragma once
-// Bookkeeping shared by the solvers (private to the engine): validation, initial guess,
+// Bookkeeping shared by the solvers (and open to new ones): validation, initial guess,
 // merit checks, divergence detection and the final SolverStats, so that every solver stops
 // on the same criteria and reports the same fields.
 #include <chrono>
@@ -9,7 +9,7 @@
 #include "moreau/solver/merit.hpp"
 #include "moreau/solver/solver.hpp"
 
-namespace moreau::detail {
+namespace moreau {
 
 // Validates the problem and sets r to the initial guess (the given r if
 // options.warm_start, else 0). Returns the final stats right away for an empty problem.
@@ -58,4 +58,4 @@ class IterationMonitor {
   std::chrono::steady_clock::time_point start_;
 };
 
-}  // namespace moreau::detail
+}  // namespace moreau
