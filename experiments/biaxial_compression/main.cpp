@@ -5,7 +5,6 @@
 // (Fig. 4.4-4.7). See README.md for the scene and the choices made.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -155,10 +154,20 @@ void record_run(ExperimentResults& results, const Outcome& o) {
 
 int main(int argc, char** argv) {
   try {
-    // --resume: README.md, "Resuming from checkpoints".
-    const bool resume = take_flag(argc, argv, "--resume");
+    // README.md "Resuming from checkpoints": --resume continues every piece from its checkpoint;
+    // --only PREFIX runs only the curves whose piece name (e.g. non_convex_kinf) starts with
+    // PREFIX, and the samples they need, for runs in parallel: the checks are then not
+    // evaluated and no results.json is written.
+    bool resume = false;
+    std::string only;
+    moreau::ExperimentOptions own;
+    own.flag("--resume", resume, "continue each piece from its latest checkpoint");
+    own.option("--only", only,
+               "run only the curves whose piece name starts with PREFIX (no checks, no "
+               "results.json)")
+        .named("PREFIX");
     const moreau::ExperimentArguments args =
-        moreau::ExperimentArguments::parse(argc, argv, "biaxial_compression");
+        moreau::ExperimentArguments::parse(argc, argv, "biaxial_compression", own);
     const Persistence persistence =
         experiment_persistence(args.output_directory, args.full(), resume, std::cout);
     const double started = now_seconds();
@@ -172,12 +181,6 @@ int main(int argc, char** argv) {
       if (!std::isinf(k))
         results.measure("characteristic overlap sigma_3 d / k_N at k_N = " + stiffness_label(k),
                         kConfiningStress * diameter / k, "m", "d = 1 m mean diameter");
-    // Diagnostics and parallel runs (README.md "Resuming from checkpoints"):
-    // MOREAU_BIAXIAL_ONLY=PREFIX runs only the curves whose checkpoint name (e.g.
-    // non_convex_kinf) starts with PREFIX, and the samples they need; the checks are then not
-    // evaluated and no results.json is written.
-    const std::string only =
-        std::getenv("MOREAU_BIAXIAL_ONLY") ? std::getenv("MOREAU_BIAXIAL_ONLY") : "";
     const auto selected = [&](const std::string& piece) { return piece.starts_with(only); };
     std::vector<Outcome> outcomes;
     for (Family family : {Family::disk, Family::angular, Family::non_convex}) {
@@ -221,7 +224,7 @@ int main(int argc, char** argv) {
     }
     write_curves(args.output_directory + "/curves.csv", outcomes);
     if (!only.empty()) {
-      std::cout << "MOREAU_BIAXIAL_ONLY=" << only << ": " << outcomes.size()
+      std::cout << "--only " << only << ": " << outcomes.size()
                 << " curves, checks not evaluated (curves.csv written)" << std::endl;
       return 0;
     }

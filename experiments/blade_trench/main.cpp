@@ -85,66 +85,22 @@ struct Options {
   SizeOptions size;
 };
 
-// The value after option argv[i] (a number), advancing i.
-double number_after(int& i, int argc, char** argv) {
-  const std::string name = argv[i];
-  if (i + 1 >= argc) throw InputError(name + ": expected a number after it");
-  const std::string value = argv[++i];
-  std::size_t used = 0;
-  double x = std::nan("");
-  try {
-    x = std::stod(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != value.size() || !std::isfinite(x))
-    throw InputError(name + ": expected a number, got \"" + value + "\"");
-  return x;
-}
-
-// --complete, --resume, --settle-only, --spheres N, --cost SECONDS, --pgj-iterations N and
-// --preconditioner NAME are this experiment's own; the rest go to ExperimentArguments.
-Options own_options(int& argc, char** argv) {
-  Options o;
-  int kept = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--complete") {
-      o.complete = true;
-    } else if (a == "--resume") {
-      o.resume = true;
-    } else if (a == "--settle-only") {
-      o.settle_only = true;
-    } else if (a == "--spheres") {
-      const double n = number_after(i, argc, argv);
-      if (n != std::floor(n) || n < 1 || n > 1e8)
-        throw InputError(std::string("--spheres: expected a whole number, got ") + argv[i]);
-      o.size.spheres = static_cast<int>(n);
-    } else if (a == "--pgj-iterations") {
-      const double n = number_after(i, argc, argv);
-      if (n != std::floor(n) || n < 1 || n > 1e9)
-        throw InputError(std::string("--pgj-iterations: expected a whole number >= 1, got ") +
-                         argv[i]);
-      o.pgj_iterations = static_cast<int>(n);
-    } else if (a == "--preconditioner") {
-      const std::string name = i + 1 < argc ? argv[++i] : "";
-      if (name == "symmetric_gauss_seidel") {
-        o.preconditioner = moreau::conic::BodySpacePreconditioner::symmetric_gauss_seidel;
-      } else if (name == "body_blocks") {
-        o.preconditioner = moreau::conic::BodySpacePreconditioner::body_blocks;
-      } else {
-        throw InputError(
-            "--preconditioner: expected symmetric_gauss_seidel or body_blocks, got \"" + name +
-            "\"");
-      }
-    } else if (a == "--cost") {
-      o.size.cost_duration = number_after(i, argc, argv);
-    } else {
-      argv[kept++] = argv[i];
-    }
-  }
-  argc = kept;
-  return o;
+// This experiment's own options (README.md, "Running"), declared beside the common ones.
+ExperimentOptions declare(Options& o, std::string& preconditioner) {
+  ExperimentOptions own;
+  own.flag("--complete", o.complete, "full scale only: every tolerance, the DEM and PGJ over 4 s");
+  own.flag("--resume", o.resume, "start each run from its latest checkpoint");
+  own.flag("--settle-only", o.settle_only, "settle the fill into the cache and stop");
+  own.option("--spheres", o.size.spheres, "another number of grains (README.md, size options)")
+      .within(1, 1e8);
+  own.option("--cost", o.size.cost_duration,
+             "the cost run: DEM, IPM 1e-3 and 1e-5 over this many seconds, no PGJ")
+      .named("SECONDS");
+  own.option("--pgj-iterations", o.pgj_iterations, "PGJ iterations per step (default 2,000)")
+      .within(1, 1e9);
+  own.option("--preconditioner", preconditioner, "the IPM's body-space CG preconditioner")
+      .choices({"symmetric_gauss_seidel", "body_blocks"});
+  return own;
 }
 
 void write_snapshot(const fs::path& path, const World& world);
@@ -591,8 +547,12 @@ std::vector<RunResult> run_pgj(const TrenchConfig& config, const Start& start, c
 
 int main(int argc, char** argv) {
   try {
-    const Options own = own_options(argc, argv);
-    const ExperimentArguments args = ExperimentArguments::parse(argc, argv, kExperiment);
+    Options own;
+    std::string preconditioner = "symmetric_gauss_seidel";
+    const ExperimentArguments args =
+        ExperimentArguments::parse(argc, argv, kExperiment, declare(own, preconditioner));
+    if (preconditioner == "body_blocks")
+      own.preconditioner = moreau::conic::BodySpacePreconditioner::body_blocks;
     if (args.threads > 0) omp_set_num_threads(args.threads);
     ExperimentResults results(kExperiment, args.scale, Reference::load(args.reference_directory));
     const fs::path dir = args.output_directory;

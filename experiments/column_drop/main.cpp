@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -619,40 +618,32 @@ void check(ExperimentResults& results, const std::vector<Run>& runs, bool full) 
 
 int main(int argc, char** argv) {
   try {
-    // --resume: README.md, "Resuming from checkpoints".
-    const bool resume = take_flag(argc, argv, "--resume");
-    const ExperimentArguments args = ExperimentArguments::parse(argc, argv, "column_drop");
+    // README.md "Running": --resume continues every piece from its checkpoint ("Resuming from
+    // checkpoints"); --particles sets the count between the two scales; --family and
+    // --friction run one family or one of the two releases (both start from the same settled
+    // column, so they can run as two processes whose checkpoints are merged), leaving the
+    // checks, which compare families and releases, unchecked; --interrupt-after stops every
+    // piece after N steps as if killed (resume_test.cmake).
+    bool resume = false;
+    std::optional<long> count;
+    std::optional<std::string> only;
+    std::optional<double> only_mu;
+    long interrupt_after = -1;
+    ExperimentOptions own;
+    own.flag("--resume", resume, "continue each piece from its latest checkpoint");
+    own.option("--particles", count, "particles per family (default: the scale's)").within(16);
+    own.option("--family", only, "run only this family").choices({"disk", "angular", "non_convex"});
+    own.option("--friction", only_mu, "run only the release of this mu").choices({"0.5", "0"});
+    own.option("--interrupt-after", interrupt_after,
+               "test hook: every piece stops after N steps as if killed")
+        .within(0);
+    const ExperimentArguments args = ExperimentArguments::parse(argc, argv, "column_drop", own);
     Persistence persistence =
         experiment_persistence(args.output_directory, args.full(), resume, std::cerr);
-    // Test hook (resume_test.cmake): every piece stops after this many steps, as if killed.
-    if (const char* n = std::getenv("MOREAU_COLUMN_DROP_INTERRUPT_AFTER"))
-      persistence.interrupt_after = std::atol(n);
+    persistence.interrupt_after = interrupt_after;
     ExperimentResults results("column_drop", args.scale, Reference::load(args.reference_directory));
     const ShapeFamilies shapes = make_shape_families();
-    // Diagnostics between the two scales (README.md): MOREAU_COLUMN_DROP_PARTICLES sets the
-    // count, MOREAU_COLUMN_DROP_FAMILY runs one family (its checks are then left unchecked).
-    long particles = args.full() ? kPublishedParticles : kQuickParticles;
-    if (const char* n = std::getenv("MOREAU_COLUMN_DROP_PARTICLES")) particles = std::atol(n);
-    if (particles < 16) throw InputError("MOREAU_COLUMN_DROP_PARTICLES must be at least 16");
-    const char* only = std::getenv("MOREAU_COLUMN_DROP_FAMILY");
-    if (only != nullptr && std::string(only) != name(Family::disk) &&
-        std::string(only) != name(Family::angular) && std::string(only) != name(Family::non_convex))
-      throw InputError(
-          std::string("MOREAU_COLUMN_DROP_FAMILY: expected disk, angular or non_convex, got '") +
-          only + "'");
-    // MOREAU_COLUMN_DROP_FRICTION=0.5|0 runs one of the two releases: both start from the same
-    // settled column, so they can run as two processes and their checkpoints be merged.
-    std::optional<double> only_mu;
-    if (const char* f = std::getenv("MOREAU_COLUMN_DROP_FRICTION")) {
-      const std::string value = f;
-      if (value == "0.5") {
-        only_mu = 0.5;
-      } else if (value == "0") {
-        only_mu = 0.0;
-      } else {
-        throw InputError("MOREAU_COLUMN_DROP_FRICTION: expected 0.5 or 0, got '" + value + "'");
-      }
-    }
+    const long particles = count.value_or(args.full() ? kPublishedParticles : kQuickParticles);
     const Setup setup = make_setup(particles, shapes);
     const double margin = kMarginFactor * kStepMotion * kDiameter;
     results.measure("particles per family", particles, "");
@@ -662,7 +653,7 @@ int main(int argc, char** argv) {
     results.measure("steps, mu = 0", setup.steps_frictionless, "");
     std::vector<Run> runs;
     for (Family family : {Family::disk, Family::angular, Family::non_convex}) {
-      if (only != nullptr && std::string(only) != name(family)) continue;
+      if (only && *only != name(family)) continue;
       const Settled settled = settle(setup, shapes, family, margin,
                                      persistence.child(std::string(name(family)) + "_settle"));
       const std::string p = std::string(name(family)) + ": ";
@@ -670,7 +661,7 @@ int main(int argc, char** argv) {
       results.measure(p + "settling wall time", settled.seconds, "s");
       const double aspect = settled.height / setup.width[static_cast<int>(family)];
       results.measure(p + "settled H0 / L0", aspect, "");
-      if (only == nullptr) results.check(std::string("settled_aspect_") + name(family), aspect);
+      if (!only) results.check(std::string("settled_aspect_") + name(family), aspect);
       results.measure(p + "settling, largest overlap", settled.max_overlap, "m");
       results.measure(p + "settling, steps not converged", settled.non_converged, "");
       std::cerr << "column_drop: " << name(family) << " settled in " << settled.steps << " steps ("

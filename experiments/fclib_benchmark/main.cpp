@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -37,8 +36,8 @@ constexpr const char* kExperiment = "fclib_benchmark";
 // md_jacobi and md_blend solve the maximum-dissipation impact law (Preclik et al.), a different
 // problem whose solutions are not Coulomb solutions: they are left out.
 const std::vector<std::string> kSolvers = {
-    "pgs", "pgj", "apgd", "nlgs-sbp", "nlgs-ebp", "nlgs-sal", "nlgs-eal", "newton", "admm",
-    "ipm-direct",
+    "pgs",      "pgj",      "apgd",   "nlgs-sbp", "nlgs-ebp",
+    "nlgs-sal", "nlgs-eal", "newton", "admm",     "ipm-direct",
 };
 // The solver checked to reach the FCLIB merit 1e-8 alone on every supported problem, at its
 // default options and the scale's iteration limit (README.md, "Known differences").
@@ -64,28 +63,6 @@ struct Scale {
 // README.md, "Iteration limits": at quick, some first-order solver reaches 1e-8 on every problem
 // but spheres-in-a-box (newton reaches that one); full lets APGD finish it too.
 Scale scale_for(bool full) { return full ? Scale{100000} : Scale{10000}; }
-
-// --data DIR is this experiment's own argument; ExperimentArguments::parse rejects options it
-// does not know, so it is taken out of argv first.
-struct CommandLine {
-  std::string data_directory;
-  std::vector<char*> remaining;  // argv without --data DIR, argv[0] first
-};
-
-CommandLine split_data_argument(int argc, char** argv) {
-  CommandLine line;
-  for (int i = 0; i < argc; ++i) {
-    if (i > 0 && std::strcmp(argv[i], "--data") == 0) {
-      if (i + 1 >= argc) throw InputError(std::string(kExperiment) + ": --data needs a directory");
-      line.data_directory = argv[++i];
-    } else {
-      if (i > 0 && (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0))
-        std::cout << kExperiment << " also takes --data DIR: the FCLIB collection (*.hdf5)\n";
-      line.remaining.push_back(argv[i]);
-    }
-  }
-  return line;
-}
 
 std::string format(const char* pattern, double value) {
   char buffer[64];
@@ -494,16 +471,18 @@ std::vector<fs::path> collection_files(const std::string& directory) {
 int main(int argc, char** argv) {
   try {
     const auto start = Clock::now();
-    CommandLine line = split_data_argument(argc, argv);
-    const ExperimentArguments args = ExperimentArguments::parse(
-        static_cast<int>(line.remaining.size()), line.remaining.data(), kExperiment);
+    std::string data_directory;
+    ExperimentOptions own;
+    own.option("--data", data_directory, "the FCLIB collection: a directory of *.hdf5 (required)")
+        .named("DIR");
+    const ExperimentArguments args = ExperimentArguments::parse(argc, argv, kExperiment, own);
     const Reference reference = Reference::load(args.reference_directory);
     ExperimentResults results(kExperiment, args.scale, reference);
     const Scale scale = scale_for(args.full());
 
     std::vector<Problem> problems;
     std::vector<Run> runs;
-    for (const fs::path& path : collection_files(line.data_directory)) {
+    for (const fs::path& path : collection_files(data_directory)) {
       Problem& problem = problems.emplace_back();
       load_problem(path, problem);
       std::cout << kExperiment << ": " << problem.name << " (" << problem.kind << ", "

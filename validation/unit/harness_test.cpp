@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -252,6 +253,74 @@ BOOST_AUTO_TEST_CASE(every_reference_entry_can_fail_and_can_pass) {
   BOOST_TEST_MESSAGE(entries << " entries at their scales in " << experiments.size()
                              << " experiments probed, " << flagged << " flagged");
   BOOST_TEST(experiments.size() >= 10u);
+}
+
+// Parses `words` (the program name first) as an experiment's command line.
+ExperimentArguments parse_words(std::vector<std::string> words, const ExperimentOptions& own = {}) {
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  return ExperimentArguments::parse(static_cast<int>(argv.size()), argv.data(), "toy", own);
+}
+
+// The InputError message of parsing `words`, "" when it parses.
+std::string refusal(std::vector<std::string> words, const ExperimentOptions& own = {}) {
+  try {
+    parse_words(std::move(words), own);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+BOOST_AUTO_TEST_CASE(an_experiment_declares_its_own_options_beside_the_common_ones) {
+  const std::string out =
+      (fs::temp_directory_path() / "moreau_harness_test" / "arguments").string();
+  bool resume = false;
+  std::optional<std::string> family;
+  std::optional<double> mu;
+  long count = 7;
+  int iterations = 2000;
+  ExperimentOptions own;
+  own.flag("--resume", resume, "continue");
+  own.option("--family", family, "one family").choices({"disk", "angular"});
+  own.option("--friction", mu, "one release").choices({"0.5", "0"});
+  own.option("--particles", count, "particles").within(16);
+  own.option("--iterations", iterations, "iterations").within(1, 1e9);
+  const ExperimentArguments args =
+      parse_words({"toy", "--scale", "full", "--reference", "ref", "--output", out, "--threads",
+                   "1", "--resume", "--family", "disk", "--friction", "0.5", "--particles", "20"},
+                  own);
+  BOOST_TEST(args.full());
+  BOOST_TEST(args.reference_directory == "ref");
+  BOOST_TEST(args.output_directory == out);
+  BOOST_TEST(args.threads == 1);
+  BOOST_TEST(resume);
+  BOOST_TEST(family.value_or("") == "disk");
+  BOOST_TEST(mu.value_or(-1.0) == 0.5);
+  BOOST_TEST(count == 20);
+  BOOST_TEST(iterations == 2000);  // not given: its default
+
+  const std::vector<std::string> common = {"toy", "--reference", "ref", "--output", out};
+  const auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> words = common;
+    words.insert(words.end(), extra.begin(), extra.end());
+    return refusal(words, own);
+  };
+  BOOST_TEST(with({}) == "");
+  BOOST_TEST(with({"--colour", "red"}).find("--colour") != std::string::npos);
+  BOOST_TEST(with({"--family", "cube"}) == "toy: --family: expected disk or angular, got 'cube'");
+  BOOST_TEST(with({"--friction", "0.25"}) == "toy: --friction: expected 0.5 or 0, got '0.25'");
+  BOOST_TEST(with({"--particles", "8"}) ==
+             "toy: --particles: expected a whole number >= 16, got '8'");
+  BOOST_TEST(with({"--iterations", "2.5"}).find("--iterations: expected a whole number") !=
+             std::string::npos);
+  BOOST_TEST(with({"--threads", "0"}).find("--threads: expected a whole number >= 1") !=
+             std::string::npos);
+  BOOST_TEST(with({"--scale", "medium"}) == "toy: --scale: expected quick or full, got 'medium'");
+  BOOST_TEST(refusal({"toy", "--output", out}) == "toy: --reference DIR is required");
+  BOOST_TEST(refusal({"toy", "--reference", "ref"}) == "toy: --output DIR is required");
+  BOOST_TEST(refusal({"toy", "--reference", "ref", "--output", out, "--resume"}).find("--resume") !=
+             std::string::npos);  // not declared by this experiment
 }
 
 }  // namespace
