@@ -21,8 +21,12 @@ import struct
 import sys
 
 # Names of timings and of the quantities derived from them in the experiments' outputs.
-DEFAULT_TIMING = (r"wall|cpu|clock|seconds|timing|real.time|\brtf\b|speed-?up|solve time|"
-                  r"time to|per second|faster|slower|time \(s\)|duration|solver time|collision time")
+DEFAULT_TIMING = "|".join([
+    r"wall", r"cpu", r"clock", r"seconds", r"timing", r"real.time", r"\brtf\b", r"speed-?up",
+    r"solve time", r"solver time", r"collision time", r"time to", r"time per", r"_time_",
+    r"per.second", r"faster", r"slower", r"duration", r"symbolic analysis",
+    r"forming the normal matrices", r"solve of the last step", r"interior point time",
+])
 
 
 def bits(value):

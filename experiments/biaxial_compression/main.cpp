@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -15,6 +14,7 @@
 
 #include "biaxial_test.hpp"
 #include "moreau/harness/results.hpp"
+#include "moreau/harness/table.hpp"
 #include "moreau/model/shape_families.hpp"
 #include "persistence.hpp"
 #include "response.hpp"
@@ -59,22 +59,39 @@ std::string stiffness_label(double k) {
   return text;
 }
 
-void write_curves(const std::string& path, const std::vector<Outcome>& outcomes) {
-  std::ofstream out(path);
-  out << "family,k_n,step,axial_strain,volumetric_strain,sigma1,sigma3,deviatoric,newton_steps,"
-         "substeps,solve_seconds,step_seconds,contacts,rattlers,idle_particles,"
-         "idle_released,overshooting_particles,largest_motion,deepest_overlap,largest_dynamic_"
-         "force,relaxation_steps,numerical_limit_solves\n";
-  out.precision(10);
+// The curves of Fig. 4.4-4.7 and the driver's diagnostics, one row per load step.
+void write_curves(const std::string& directory, const std::vector<Outcome>& outcomes) {
+  moreau::CsvTable out(directory, "curves.csv",
+                       {"family",
+                        "k_n",
+                        "step",
+                        "axial_strain",
+                        "volumetric_strain",
+                        "sigma1",
+                        "sigma3",
+                        "deviatoric",
+                        "newton_steps",
+                        "substeps",
+                        "solve_seconds",
+                        "step_seconds",
+                        "contacts",
+                        "rattlers",
+                        "idle_particles",
+                        "idle_released",
+                        "overshooting_particles",
+                        "largest_motion",
+                        "deepest_overlap",
+                        "largest_dynamic_force",
+                        "relaxation_steps",
+                        "numerical_limit_solves"},
+                       10);
   for (const Outcome& o : outcomes)
     for (const TestPoint& p : o.run.points)
-      out << to_string(o.family) << "," << stiffness_label(o.k_normal) << "," << p.step << ","
-          << p.axial_strain << "," << p.volumetric_strain << "," << p.sigma1 << "," << p.sigma3
-          << "," << p.deviatoric() << "," << p.newton_steps << "," << p.substeps << ","
-          << p.solve_seconds << "," << p.step_seconds << "," << p.contacts << "," << p.rattlers
-          << "," << p.idle_particles << "," << p.idle_released << "," << p.overshooting_particles
-          << "," << p.largest_motion << "," << p.deepest_overlap << "," << p.largest_dynamic_force
-          << "," << p.relaxation_steps << "," << p.numerical_limit_solves << "\n";
+      out.row(to_string(o.family), stiffness_label(o.k_normal), p.step, p.axial_strain,
+              p.volumetric_strain, p.sigma1, p.sigma3, p.deviatoric(), p.newton_steps, p.substeps,
+              p.solve_seconds, p.step_seconds, p.contacts, p.rattlers, p.idle_particles,
+              p.idle_released, p.overshooting_particles, p.largest_motion, p.deepest_overlap,
+              p.largest_dynamic_force, p.relaxation_steps, p.numerical_limit_solves);
 }
 
 void record_sample(ExperimentResults& results, const Sample& sample) {
@@ -222,7 +239,7 @@ int main(int argc, char** argv) {
         outcomes.push_back(std::move(o));
       }
     }
-    write_curves(args.output_directory + "/curves.csv", outcomes);
+    write_curves(args.output_directory, outcomes);
     if (!only.empty()) {
       std::cout << "--only " << only << ": " << outcomes.size()
                 << " curves, checks not evaluated (curves.csv written)" << std::endl;

@@ -24,6 +24,7 @@
 #include "moreau/core/error.hpp"
 #include "moreau/dem/dem_stepper.hpp"
 #include "moreau/harness/results.hpp"
+#include "moreau/harness/table.hpp"
 #include "moreau/integrator/shake_stepper.hpp"
 #include "moreau/registry/solver_registry.hpp"
 #include "moreau/solver/solver.hpp"
@@ -194,32 +195,31 @@ double mean_error(const RunResult& run) {
   return count > 0 ? sum / count : std::numeric_limits<double>::quiet_NaN();
 }
 
-void write_series(const fs::path& path, const std::vector<RunResult>& runs) {
-  std::ofstream out(path);
-  out << std::setprecision(8)
-      << "run,time,draft,krylov,solver_iterations,merit,error,seconds,contacts,fast_grains,"
-         "max_speed,not_converged,solver_seconds,collision_seconds,cpu_seconds\n";
+void write_series(ExperimentResults& results, const fs::path& dir,
+                  const std::vector<RunResult>& runs) {
+  CsvTable out(results, dir, "draft_series.csv",
+               {"run", "time", "draft", "krylov", "solver_iterations", "merit", "error", "seconds",
+                "contacts", "fast_grains", "max_speed", "not_converged", "solver_seconds",
+                "collision_seconds", "cpu_seconds"},
+               8);
   for (const RunResult& r : runs)
     for (const WindowRow& w : r.windows)
-      out << r.label << "," << w.time << "," << w.draft << "," << w.krylov << ","
-          << w.solver_iterations << "," << w.merit << "," << w.error << "," << w.seconds << ","
-          << w.contacts << "," << w.fast_grains << "," << w.max_speed << "," << w.not_converged
-          << "," << w.solver_seconds << "," << w.collision_seconds << "," << w.cpu_seconds << "\n";
+      out.row(r.label, w.time, w.draft, w.krylov, w.solver_iterations, w.merit, w.error, w.seconds,
+              w.contacts, w.fast_grains, w.max_speed, w.not_converged, w.solver_seconds,
+              w.collision_seconds, w.cpu_seconds);
 }
 
 // The grains and the blade at the end of a run, for the snapshot of Fig. 9.
 void write_snapshot(const fs::path& path, const World& world) {
-  std::ofstream out(path);
-  out << std::setprecision(7) << "body,x,y,z,radius,speed,half_x,half_y,half_z\n";
+  CsvTable out(path.parent_path(), path.filename(),
+               {"body", "x", "y", "z", "radius", "speed", "half_x", "half_y", "half_z"}, 7);
   for (const RigidBody& b : world.bodies) {
     if (b.is_dynamic())
-      out << "grain," << b.position.x() << "," << b.position.y() << "," << b.position.z() << ","
-          << std::get<Sphere>(b.shape.geometry).radius << "," << b.linear_velocity.norm()
-          << ",,,\n";
+      out.row("grain", b.position.x(), b.position.y(), b.position.z(),
+              std::get<Sphere>(b.shape.geometry).radius, b.linear_velocity.norm(), "", "", "");
     if (b.name == "blade") {
       const Vec3 e = std::get<Box>(b.shape.geometry).half_extents;
-      out << "blade," << b.position.x() << "," << b.position.y() << "," << b.position.z() << ",,,"
-          << e.x() << "," << e.y() << "," << e.z() << "\n";
+      out.row("blade", b.position.x(), b.position.y(), b.position.z(), "", "", e.x(), e.y(), e.z());
     }
   }
 }
@@ -249,25 +249,25 @@ std::string separation_note(const RunResult& r) {
   return r.label + ": no separation (largest grain speed " + std::to_string(fastest) + " m/s)";
 }
 
-void write_table(const fs::path& path, const std::vector<ToleranceResult>& ipm,
-                 const std::vector<RunResult>& ipm_fine, const RunResult& dem,
-                 const Steady& dem_draft, const std::vector<RunResult>& pgj, double steady_start) {
-  std::ofstream out(path);
-  out << std::setprecision(6)
-      << "method,tolerance,time_step,simulated,wall_seconds,rtf,krylov_per_step,"
-         "iterations_per_step,mean_error,steady_draft,mean_difference,rms_difference,separated,"
-         "failure,published_rtf,published_krylov,published_error\n";
+void write_table(ExperimentResults& results, const fs::path& dir,
+                 const std::vector<ToleranceResult>& ipm, const std::vector<RunResult>& ipm_fine,
+                 const RunResult& dem, const Steady& dem_draft, const std::vector<RunResult>& pgj,
+                 double steady_start) {
+  CsvTable out(results, dir, "table1.csv",
+               {"method", "tolerance", "time_step", "simulated", "wall_seconds", "rtf",
+                "krylov_per_step", "iterations_per_step", "mean_error", "steady_draft",
+                "mean_difference", "rms_difference", "separated", CsvTable::quoted("failure"),
+                "published_rtf", "published_krylov", "published_error"},
+               6);
   const auto row = [&](const std::string& method, double tol, const RunResult& r, double draft,
                        double mean_diff, double rms_diff) {
     const Published* p = nullptr;
     for (const Published& q : kTable1)
       if (std::abs(q.tolerance - tol) < 1e-3 * tol) p = &q;
-    out << method << "," << tol << "," << r.time_step << "," << r.simulated << "," << r.wall_seconds
-        << "," << r.real_time_factor() << "," << per_step(r, &WindowRow::krylov) << ","
-        << per_step(r, &WindowRow::solver_iterations) << "," << mean_error(r) << "," << draft << ","
-        << mean_diff << "," << rms_diff << "," << separated(r) << ",\"" << r.failure << "\","
-        << (p ? p->rtf : NAN) << "," << (p ? p->krylov : NAN) << "," << (p ? p->error : NAN)
-        << "\n";
+    out.row(method, tol, r.time_step, r.simulated, r.wall_seconds, r.real_time_factor(),
+            per_step(r, &WindowRow::krylov), per_step(r, &WindowRow::solver_iterations),
+            mean_error(r), draft, mean_diff, rms_diff, separated(r), r.failure, p ? p->rtf : NAN,
+            p ? p->krylov : NAN, p ? p->error : NAN);
   };
   for (const ToleranceResult& t : ipm)
     row("IPM", t.tolerance, t.run, t.draft.mean, t.mean_difference, t.rms_difference);
@@ -584,15 +584,14 @@ int main(int argc, char** argv) {
     for (const ToleranceResult& t : ipm) all.push_back(t.run);
     all.insert(all.end(), ipm_fine.begin(), ipm_fine.end());
     all.insert(all.end(), pgj.begin(), pgj.end());
-    write_series(dir / "draft_series.csv", all);
-    write_table(dir / "table1.csv", ipm, ipm_fine, dem, dem_draft, pgj, config.steady_start);
+    write_series(results, dir, all);
+    write_table(results, dir, ipm, ipm_fine, dem, dem_draft, pgj, config.steady_start);
     const std::string suffix = args.full() ? "_full" : "";
     check_drafts(results, ipm, dem_draft, suffix);
     check_separation(results, ipm, suffix);
     measure_runs(results, ipm, ipm_fine, dem, pgj, config.steady_start, dem_draft);
     results.measure("OpenMP threads", omp_get_max_threads(), "");
-    for (const char* raw : {"draft_series.csv", "table1.csv", "snapshot.csv",
-                            "settled_packing.json", "trench_scene.json"})
+    for (const char* raw : {"snapshot.csv", "settled_packing.json", "trench_scene.json"})
       results.add_file(raw, "raw");
     for (const char* figure : {"draft_force.png", "trench_snapshot.png", "rtf_vs_tolerance.png"})
       results.add_file(figure, "figure");

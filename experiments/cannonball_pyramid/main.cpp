@@ -1,12 +1,11 @@
-// Cannonball pyramid, Olsen & Kamrin Sec. 8.2-8.3: a square-based close-packed pyramid of spheres on
-// a fixed base layer, dropped and settled. Classic CD (APGD, PGS), compatible CD after each,
-// and penalty DEM are compared through the floor reaction under the base (Table 1).
-// Scene choices are in README.md.
+// Cannonball pyramid, Olsen & Kamrin Sec. 8.2-8.3: a square-based close-packed pyramid of spheres
+// on a fixed base layer, dropped and settled. Classic CD (APGD, PGS), compatible CD after each, and
+// penalty DEM are compared through the floor reaction under the base (Table 1). Scene choices are
+// in README.md.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -16,6 +15,7 @@
 #include "moreau/core/error.hpp"
 #include "moreau/dem/dem_stepper.hpp"
 #include "moreau/harness/results.hpp"
+#include "moreau/harness/table.hpp"
 #include "moreau/integrator/semi_implicit_euler.hpp"
 #include "moreau/registry/solver_registry.hpp"
 
@@ -145,10 +145,10 @@ double floor_asymmetry(const VecX& floor, int base) {
   return std::sqrt(diff) / floor.norm();
 }
 
-// How classic CD starts each step's solve and in which order PGS visits the contacts. Olsen & Kamrin
-// Sec. 8.2 says nothing of warm starting, and its Fig. 9 ("qualitatively similar" APGD network,
-// 14% over-prediction) matches the cold start, so every step starts from r = 0 by default; the
-// warm-started runs are a separate, documented result (README.md). Natural order: the collision
+// How classic CD starts each step's solve and in which order PGS visits the contacts. Olsen &
+// Kamrin Sec. 8.2 says nothing of warm starting, and its Fig. 9 ("qualitatively similar" APGD
+// network, 14% over-prediction) matches the cold start, so every step starts from r = 0 by default;
+// the warm-started runs are a separate, documented result (README.md). Natural order: the collision
 // detector's list, sorted by body pair (a, b), i.e. a lexicographic sweep from the base up.
 struct ClassicSetting {
   bool warm_start = false;
@@ -302,24 +302,22 @@ DemRun run_dem(int base, Variant variant, const std::vector<int>& base_bodies) {
   return run;
 }
 
-void write_forces(std::ofstream& out, const std::string& variant, const MethodResult& m,
+void write_forces(CsvTable& out, const std::string& variant, const MethodResult& m,
                   const World& world) {
   for (const ForceRecord& f : m.forces) {
     const Vec3& a = world.bodies[f.body_a].position;
     const Vec3& b = world.bodies[f.body_b].position;
-    out << variant << "," << m.name << "," << f.body_a << "," << f.body_b << "," << a.x() << ","
-        << a.y() << "," << a.z() << "," << b.x() << "," << b.y() << "," << b.z() << ","
-        << f.force_on_b.norm() << "\n";
+    out.row(variant, m.name, f.body_a, f.body_b, a.x(), a.y(), a.z(), b.x(), b.y(), b.z(),
+            f.force_on_b.norm());
   }
 }
-
 
 // ---- Fidelity analysis of Table 1: readings, warm start, PGS orders ----
 
 double sphere_weight() { return kDensity * 4.0 / 3.0 * M_PI * std::pow(kRadius, 3) * kGravity; }
 
-// The readings of "the reaction force distribution supporting the base of the pyramid" (Olsen & Kamrin
-// Sec. 8.3) that the paper leaves open: the vertical load or the full force vector, with or
+// The readings of "the reaction force distribution supporting the base of the pyramid" (Olsen &
+// Kamrin Sec. 8.3) that the paper leaves open: the vertical load or the full force vector, with or
 // without the base spheres' own weight, per base sphere or per contact between the base and the
 // first layer. The suite's checked reading is the first one.
 struct FloorReading {
@@ -388,8 +386,8 @@ double reading_error(const std::vector<ForceRecord>& method, const std::vector<F
 // Load locked into contacts between spheres of the same layer (the in-plane contacts), in
 // sphere weights: the self-stress warm-started classic CD keeps from the impacts (README.md).
 struct InPlaneLoad {
-  int contacts = 0;  // in-plane contacts carrying a nonzero force
-  double load = 0.0; // sum of their forces / one sphere's weight
+  int contacts = 0;   // in-plane contacts carrying a nonzero force
+  double load = 0.0;  // sum of their forces / one sphere's weight
 };
 InPlaneLoad in_plane_load(const std::vector<ForceRecord>& forces, const World& reference_world) {
   InPlaneLoad out;
@@ -417,7 +415,7 @@ struct ClassicSummary {
 ClassicSummary summarize(const std::string& label, const std::string& name,
                          const MethodResult& classic, const MethodResult& dem,
                          const World& reference_world, const std::vector<int>& base_bodies,
-                         int base, std::ofstream& readings_csv) {
+                         int base, CsvTable& readings_csv) {
   ClassicSummary s;
   s.name = name;
   s.floor_error = relative_error(classic.floor, dem.floor);
@@ -427,8 +425,7 @@ ClassicSummary summarize(const std::string& label, const std::string& name,
   for (const FloorReading& reading : kFloorReadings) {
     s.readings.push_back(
         reading_error(classic.forces, dem.forces, reference_world, base_bodies, reading));
-    readings_csv << label << "," << name << ",\"" << reading.name << "\"," << s.readings.back()
-                 << "\n";
+    readings_csv.row(label, name, reading.name, s.readings.back());
   }
   return s;
 }
@@ -439,8 +436,8 @@ void measure_summary(ExperimentResults& results, const std::string& label, const
   results.measure(label + ": " + s.name + " largest force / DEM's - 1", s.max_force_excess, "",
                   note);
   results.measure(label + ": " + s.name + " floor asymmetry", s.asymmetry, "", note);
-  results.measure(label + ": " + s.name + " in-plane contacts carrying force",
-                  s.in_plane.contacts, "", note);
+  results.measure(label + ": " + s.name + " in-plane contacts carrying force", s.in_plane.contacts,
+                  "", note);
   results.measure(label + ": " + s.name + " in-plane load", s.in_plane.load, "sphere weights",
                   note);
   // The readings of the floor reaction (README.md) for the uniform Hookean variant; all are in
@@ -457,13 +454,14 @@ void measure_summary(ExperimentResults& results, const std::string& label, const
 std::vector<ClassicSummary> warm_started_rows(int base, Variant variant, const MethodResult& dem,
                                               const World& reference_world,
                                               const std::vector<int>& base_bodies, long steps,
-                                              double tolerance, std::ofstream& readings_csv,
-                                              std::ofstream& contact_csv) {
+                                              double tolerance, CsvTable& readings_csv,
+                                              CsvTable& contact_csv) {
   std::vector<ClassicSummary> out;
   ClassicSetting warm;
   warm.warm_start = true;
   for (const char* solver : {"apgd", "pgs"}) {
-    CdRun run = run_cd(base, variant, solver, steps, tolerance, tolerance, base_bodies, false, warm);
+    CdRun run =
+        run_cd(base, variant, solver, steps, tolerance, tolerance, base_bodies, false, warm);
     run.classic.name += " warm-started";
     out.push_back(summarize(variant_name(variant), run.classic.name, run.classic, dem,
                             reference_world, base_bodies, base, readings_csv));
@@ -477,7 +475,7 @@ std::vector<ClassicSummary> warm_started_rows(int base, Variant variant, const M
 std::vector<ClassicSummary> pgs_random_orders(int base, Variant variant, int orders,
                                               const MethodResult& dem, const World& reference_world,
                                               const std::vector<int>& base_bodies, long steps,
-                                              double tolerance, std::ofstream& readings_csv) {
+                                              double tolerance, CsvTable& readings_csv) {
   std::vector<ClassicSummary> out;
   for (int k = 1; k <= orders; ++k) {
     ClassicSetting setting;
@@ -500,7 +498,6 @@ double median_of(const std::vector<ClassicSummary>& rows, double ClassicSummary:
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-
 // CHOLMOD timings of the interior point truss solve: per factorization of the
 // normal equations and per triangular solve, and the symbolic analysis.
 void measure_truss_timings(ExperimentResults& results, const std::string& label,
@@ -519,17 +516,17 @@ void measure_truss_timings(ExperimentResults& results, const std::string& label,
 // here, see the checks), which avoids the DEM runs that dominate the cost. Written to
 // base_sweep.csv: floor error in every reading and the largest force against the reference's.
 void base_sweep(ExperimentResults& results, const std::vector<int>& bases, long steps,
-                double tolerance, std::ofstream& csv) {
+                double tolerance, CsvTable& csv) {
   for (const int b : bases) {
     std::vector<int> base_bodies;
     const World reference_world = pyramid_world(b, Variant::uniform_hookean, base_bodies);
-    const CdRun apgd = run_cd(b, Variant::uniform_hookean, "apgd", steps, tolerance, tolerance,
-                              base_bodies);
+    const CdRun apgd =
+        run_cd(b, Variant::uniform_hookean, "apgd", steps, tolerance, tolerance, base_bodies);
     const MethodResult& reference = apgd.compatible;
     std::vector<std::pair<std::string, MethodResult>> rows{{"APGD", apgd.classic}};
     ClassicSetting setting;
-    rows.emplace_back("PGS", run_cd(b, Variant::uniform_hookean, "pgs", steps, tolerance,
-                                    tolerance, base_bodies, false, setting)
+    rows.emplace_back("PGS", run_cd(b, Variant::uniform_hookean, "pgs", steps, tolerance, tolerance,
+                                    base_bodies, false, setting)
                                  .classic);
     setting.order = ContactOrder::random;
     for (unsigned seed = 1; seed <= 3; ++seed) {
@@ -542,20 +539,20 @@ void base_sweep(ExperimentResults& results, const std::vector<int>& bases, long 
     setting = ClassicSetting{};
     setting.warm_start = true;
     for (const char* solver : {"apgd", "pgs"})
-      rows.emplace_back(std::string(solver == std::string("apgd") ? "APGD" : "PGS") +
-                            " warm-started",
-                        run_cd(b, Variant::uniform_hookean, solver, steps, tolerance, tolerance,
-                               base_bodies, false, setting)
-                            .classic);
+      rows.emplace_back(
+          std::string(solver == std::string("apgd") ? "APGD" : "PGS") + " warm-started",
+          run_cd(b, Variant::uniform_hookean, solver, steps, tolerance, tolerance, base_bodies,
+                 false, setting)
+              .classic);
     const std::string at = "base " + std::to_string(b) + ", uniform Hookean, ";
     const std::string note = "reference: compatible CD after cold APGD (not the DEM)";
     for (const auto& [name, m] : rows) {
       const double excess = max_force(m.forces) / max_force(reference.forces) - 1.0;
       const InPlaneLoad in_plane = in_plane_load(m.forces, reference_world);
       for (const FloorReading& reading : kFloorReadings)
-        csv << b << "," << name << ",\"" << reading.name << "\","
-            << reading_error(m.forces, reference.forces, reference_world, base_bodies, reading)
-            << "," << excess << "," << in_plane.load << "\n";
+        csv.row(b, name, reading.name,
+                reading_error(m.forces, reference.forces, reference_world, base_bodies, reading),
+                excess, in_plane.load);
       results.measure(at + name + ": floor error", relative_error(m.floor, reference.floor), "",
                       note);
       results.measure(at + name + ": largest force / reference's - 1", excess, "", note);
@@ -582,18 +579,16 @@ int main(int argc, char** argv) {
     results.measure("spheres", static_cast<double>(reference_world.bodies.size()), "");
     results.measure("base edge", base, "spheres");
 
-    std::ofstream floor_csv(args.output_directory + "/floor.csv");
-    floor_csv.precision(17);
-    floor_csv << "variant,method,base_index,x,z,load\n";
-    std::ofstream tolerance_csv(args.output_directory + "/tolerance_error.csv");
-    tolerance_csv.precision(10);
-    tolerance_csv << "variant,tolerance,error\n";
-    std::ofstream readings_csv(args.output_directory + "/readings.csv");
-    readings_csv.precision(10);
-    readings_csv << "variant,method,reading,error\n";
-    std::ofstream contact_csv(args.output_directory + "/contacts.csv");
-    contact_csv.precision(10);
-    contact_csv << "variant,method,body_a,body_b,ax,ay,az,bx,by,bz,force\n";
+    const std::string& dir = args.output_directory;
+    CsvTable floor_csv(results, dir, "floor.csv",
+                       {"variant", "method", "base_index", "x", "z", "load"});
+    CsvTable tolerance_csv(results, dir, "tolerance_error.csv", {"variant", "tolerance", "error"},
+                           10);
+    CsvTable readings_csv(results, dir, "readings.csv",
+                          {"variant", "method", CsvTable::quoted("reading"), "error"}, 10);
+    CsvTable contact_csv(
+        results, dir, "contacts.csv",
+        {"variant", "method", "body_a", "body_b", "ax", "ay", "az", "bx", "by", "bz", "force"}, 10);
 
     for (Variant variant :
          {Variant::uniform_hookean, Variant::uniform_hertzian, Variant::multi_species_hookean}) {
@@ -621,14 +616,12 @@ int main(int argc, char** argv) {
                 << std::flush;
 
       const VecX& reference = dem.result.floor;
-      // Classic CD as Olsen & Kamrin's text supports it (cold start; README.md), the PGS spread over
-      // random visiting orders, the warm-started second result, and every floor reading.
-      const ClassicSummary apgd_cold =
-          summarize(label, "APGD", apgd.classic, dem.result, reference_world, base_bodies, base,
-                    readings_csv);
-      const ClassicSummary pgs_natural =
-          summarize(label, "PGS", pgs.classic, dem.result, reference_world, base_bodies, base,
-                    readings_csv);
+      // Classic CD as Olsen & Kamrin's text supports it (cold start; README.md), the PGS spread
+      // over random visiting orders, the warm-started second result, and every floor reading.
+      const ClassicSummary apgd_cold = summarize(label, "APGD", apgd.classic, dem.result,
+                                                 reference_world, base_bodies, base, readings_csv);
+      const ClassicSummary pgs_natural = summarize(
+          label, "PGS", pgs.classic, dem.result, reference_world, base_bodies, base, readings_csv);
       summarize(label, "compatible CD after APGD", apgd.compatible, dem.result, reference_world,
                 base_bodies, base, readings_csv);
       const int orders = args.full() ? 3 : 5;
@@ -726,7 +719,7 @@ int main(int argc, char** argv) {
         const CdRun run =
             run_cd(base, variant, "apgd", cd_steps, tolerance, tolerance, base_bodies);
         const double error = relative_error(run.compatible.floor, reference);
-        tolerance_csv << label << "," << tolerance << "," << error << "\n";
+        tolerance_csv.row(label, tolerance, error);
         char name[96];
         std::snprintf(name, sizeof name, "%s: compatible CD error at tolerance %.0e", label.c_str(),
                       tolerance);
@@ -739,8 +732,7 @@ int main(int argc, char** argv) {
            {&dem.result, &apgd.classic, &pgs.classic, &apgd.compatible, &pgs.compatible}) {
         for (std::size_t k = 0; k < base_bodies.size(); ++k) {
           const Vec3& p = reference_world.bodies[base_bodies[k]].position;
-          floor_csv << label << "," << m->name << "," << k << "," << p.x() << "," << p.z() << ","
-                    << m->floor(k) << "\n";
+          floor_csv.row(label, m->name, k, p.x(), p.z(), m->floor(k));
         }
         write_forces(contact_csv, label, *m, reference_world);
       }
@@ -748,20 +740,16 @@ int main(int argc, char** argv) {
     {
       // Bases between the quick and the published scale: 10 at the quick scale, 10
       // and 14 at the published one, where base 20 is the main run above.
-      std::ofstream sweep_csv(args.output_directory + "/base_sweep.csv");
-      sweep_csv.precision(10);
-      sweep_csv << "base,method,reading,error,max_force_excess,in_plane_load\n";
+      CsvTable sweep_csv(results, dir, "base_sweep.csv",
+                         {"base", "method", CsvTable::quoted("reading"), "error",
+                          "max_force_excess", "in_plane_load"},
+                         10);
       const auto sweep_start = Clock::now();
       base_sweep(results, args.full() ? std::vector<int>{10, 14} : std::vector<int>{10}, cd_steps,
                  cd_tolerance, sweep_csv);
       results.measure("wall time of the base sweep",
                       std::chrono::duration<double>(Clock::now() - sweep_start).count(), "s");
-      results.add_file("base_sweep.csv", "raw");
     }
-    results.add_file("floor.csv", "raw");
-    results.add_file("contacts.csv", "raw");
-    results.add_file("readings.csv", "raw");
-    results.add_file("tolerance_error.csv", "raw");
     results.write(args.output_directory);
     return results.exit_code();
   } catch (const std::exception& e) {

@@ -20,6 +20,7 @@
 #include "moreau/core/error.hpp"
 #include "moreau/fclib/fclib.hpp"
 #include "moreau/harness/results.hpp"
+#include "moreau/harness/table.hpp"
 #include "moreau/registry/solver_registry.hpp"
 #include "moreau/solver/merit.hpp"
 #include "moreau/solver/solver.hpp"
@@ -225,35 +226,32 @@ std::string termination_of(const Run& run) {
   return run.error.empty() ? to_string(run.stats.termination) : "error";
 }
 
-void write_problems_csv(const std::string& path, const std::vector<Problem>& problems) {
-  std::ofstream out(path);
-  out.precision(6);
-  out << "problem,kind,supported,contacts,dofs,mu_min,mu_max,symmetric_w,reduction_seconds,"
-         "refusal\n";
+void write_problems_csv(ExperimentResults& results, const std::string& dir,
+                        const std::vector<Problem>& problems) {
+  CsvTable out(results, dir, "problems.csv",
+               {"problem", "kind", "supported", "contacts", "dofs", "mu_min", "mu_max",
+                "symmetric_w", "reduction_seconds", CsvTable::quoted("refusal")},
+               6);
   for (const Problem& p : problems) {
     std::string refusal = p.refusal;
     std::replace(refusal.begin(), refusal.end(), ',', ';');
     std::replace(refusal.begin(), refusal.end(), '"', '\'');
-    out << p.name << "," << p.kind << "," << (p.supported ? 1 : 0) << "," << p.contacts << ","
-        << p.dofs << "," << p.mu_min << "," << p.mu_max << "," << (p.symmetric_w ? 1 : 0) << ","
-        << p.reduction_seconds << ",\"" << refusal << "\"\n";
+    out.row(p.name, p.kind, p.supported, p.contacts, p.dofs, p.mu_min, p.mu_max, p.symmetric_w,
+            p.reduction_seconds, refusal);
   }
-  if (!out) throw InputError(path + ": cannot write");
 }
 
-void write_runs_csv(const std::string& path, const std::vector<Run>& runs) {
-  std::ofstream out(path);
-  out.precision(10);
-  out << "problem,solver,tolerance,max_iterations,termination,iterations,solver_seconds,"
-         "fclib_merit,suite_merit,recomputed_suite_merit,rounding_level,solved,timing_repeats\n";
-  for (const Run& run : runs) {
-    out << run.problem << "," << run.solver << "," << run.tolerance << "," << run.max_iterations
-        << "," << termination_of(run) << "," << run.stats.iterations << ","
-        << run.stats.wall_seconds << "," << run.fclib_merit << "," << run.stats.merit << ","
-        << run.recomputed_suite_merit << "," << run.rounding_level << "," << (run.solved() ? 1 : 0)
-        << "," << run.timing_repeats << "\n";
-  }
-  if (!out) throw InputError(path + ": cannot write");
+void write_runs_csv(ExperimentResults& results, const std::string& dir,
+                    const std::vector<Run>& runs) {
+  CsvTable out(results, dir, "runs.csv",
+               {"problem", "solver", "tolerance", "max_iterations", "termination", "iterations",
+                "solver_seconds", "fclib_merit", "suite_merit", "recomputed_suite_merit",
+                "rounding_level", "solved", "timing_repeats"},
+               10);
+  for (const Run& run : runs)
+    out.row(run.problem, run.solver, run.tolerance, run.max_iterations, termination_of(run),
+            run.stats.iterations, run.stats.wall_seconds, run.fclib_merit, run.stats.merit,
+            run.recomputed_suite_merit, run.rounding_level, run.solved(), run.timing_repeats);
 }
 
 // Problems x solvers, one table per tolerance: "iterations, milliseconds" where solved, else
@@ -502,11 +500,9 @@ int main(int argc, char** argv) {
       problem.local = nullptr;
     }
 
-    write_problems_csv(args.output_directory + "/problems.csv", problems);
-    write_runs_csv(args.output_directory + "/runs.csv", runs);
+    write_problems_csv(results, args.output_directory, problems);
+    write_runs_csv(results, args.output_directory, runs);
     write_table(args.output_directory + "/table.md", problems, runs, scale.max_iterations);
-    results.add_file("problems.csv", "raw");
-    results.add_file("runs.csv", "raw");
     results.add_file("table.md", "raw");
     results.add_file("performance_profile.png", "figure");
     results.add_file("merit_map.png", "figure");

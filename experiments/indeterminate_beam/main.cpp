@@ -3,7 +3,6 @@
 // depends on the solver. Compatible CD (Alg. 1) and a stiff penalty DEM pick the elastic one.
 // See README.md for the scene and the choices made.
 #include <cmath>
-#include <fstream>
 #include <iostream>
 #include <limits>
 #include <string>
@@ -12,6 +11,7 @@
 #include "moreau/core/error.hpp"
 #include "moreau/dem/dem_stepper.hpp"
 #include "moreau/harness/results.hpp"
+#include "moreau/harness/table.hpp"
 #include "moreau/integrator/semi_implicit_euler.hpp"
 #include "moreau/registry/solver_registry.hpp"
 
@@ -209,13 +209,10 @@ int main(int argc, char** argv) {
                       dem.final_speed < 1e-9,
                   "platform speed below 1e-9 m/s at the last step for every method");
 
-    std::ofstream out(args.output_directory + "/support_forces.csv");
-    out << "method,support,x,force\n";
-    out.precision(17);
+    CsvTable out(results, args.output_directory, "support_forces.csv",
+                 {CsvTable::quoted("method"), "support", "x", "force"});
     auto write = [&](const std::string& method, const std::vector<double>& forces) {
-      for (int k = 0; k < 3; ++k)
-        out << "\"" << method << "\"," << side[k] << "," << 0.5 * kLength * k << "," << forces[k]
-            << "\n";
+      for (int k = 0; k < 3; ++k) out.row(method, side[k], 0.5 * kLength * k, forces[k]);
     };
     write("analytic, uniform", {equal_share, equal_share, equal_share});
     write("PGS natural order", natural.support_force);
@@ -226,7 +223,6 @@ int main(int argc, char** argv) {
     write("analytic, k~ = (1, 3, 1)", {2.0, 6.0, 2.0});
     write("compatible CD, k~ = (1, 3, 1)", stiff_middle.compatible_force);
     write("DEM Hookean, k~ = (1, 3, 1)", dem.support_force);
-    results.add_file("support_forces.csv", "raw");
     results.add_file("support_forces.png", "figure");
     results.write(args.output_directory);
     return results.exit_code();

@@ -1,10 +1,9 @@
-// Painleve rod and the academic six-mass problem, Preclik et al. Sec. 4.1-4.2: the maximum-dissipation
-// impact model has one solution where the Coulomb-like one has several. See README.md for the
-// scenes, the choices made and what each part shows.
+// Painleve rod and the academic six-mass problem, Preclik et al. Sec. 4.1-4.2: the
+// maximum-dissipation impact model has one solution where the Coulomb-like one has several. See
+// README.md for the scenes, the choices made and what each part shows.
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -18,6 +17,7 @@
 #include "moreau/contact/delassus.hpp"
 #include "moreau/core/error.hpp"
 #include "moreau/harness/results.hpp"
+#include "moreau/harness/table.hpp"
 #include "moreau/impact/block_solvers.hpp"
 #include "moreau/impact/coulomb_enumeration.hpp"
 #include "moreau/impact/reference_minimizer.hpp"
@@ -59,10 +59,6 @@ struct Scale {
 
 Scale scale_for(bool full) {
   return full ? Scale{200, 200, 241, 200000} : Scale{24, 24, 121, 20000};
-}
-
-std::string output_path(const ExperimentArguments& args, const std::string& file) {
-  return args.output_directory + "/" + file;
 }
 
 // The Delassus block of the contact at `point` of a body with the given mass and body-frame
@@ -127,8 +123,8 @@ Academic academic_problem(bool normalized_frame) {
   return academic;
 }
 
-// Preclik et al. Sec. 4.2: the rod (body 1) touches the half-space (body 0, normal e_y) with its lower
-// tip at angle theta0, centre at l/2 (cos, sin, 0), sliding with -v0 e_x, no spin.
+// Preclik et al. Sec. 4.2: the rod (body 1) touches the half-space (body 0, normal e_y) with its
+// lower tip at angle theta0, centre at l/2 (cos, sin, 0), sliding with -v0 e_x, no spin.
 World rod_world(double theta, double mu) {
   World world;
   world.gravity = Vec3(0.0, -kGravity, 0.0);
@@ -194,9 +190,9 @@ double engine_mu_star(double theta) {
 // ---------------------------------------------------------------------------------------------
 
 // The same masses with t and o normalized, Q = [n, t/|t|, o/|o|] orthonormal (not published:
-// the published frame is not orthonormal, so the solvers are also tested on one that is). The analytic
-// maximum-dissipation solver is checked against brute force and against the enumerated Coulomb
-// solutions, as on the published frame; x* and the objective are reported beside the
+// the published frame is not orthonormal, so the solvers are also tested on one that is). The
+// analytic maximum-dissipation solver is checked against brute force and against the enumerated
+// Coulomb solutions, as on the published frame; x* and the objective are reported beside the
 // published-frame ones. The impulse in world coordinates is Q x; with Q orthonormal the
 // objective is frame-invariant, so it is compared with the published frame's too.
 void check_orthonormal_frame(ExperimentResults& results, const Vec3& published_frame_x,
@@ -295,9 +291,8 @@ void run_academic(const ExperimentArguments& args, const Scale& scale, Experimen
   // Fig. 7: the objective on the plane of maximum compression over (x_t, x_o), the conic section
   // and the solutions.
   const ReducedProblem reduced(p);
-  std::ofstream grid(output_path(args, "academic_contour.csv"));
-  grid.precision(10);
-  grid << "x_t,x_o,objective,feasible\n";
+  CsvTable grid(results, args.output_directory, "academic_contour.csv",
+                {"x_t", "x_o", "objective", "feasible"}, 10);
   // Wide enough for the conic section (x_t in [-2.5, 0.4], x_o in [-6.8, 0.2]) and x0 (x_o =
   // -13.8).
   const double t_lo = -3.0, t_hi = 1.0, o_lo = -15.0, o_hi = 2.0;
@@ -307,31 +302,25 @@ void run_academic(const ExperimentArguments& args, const Scale& scale, Experimen
                    o_lo + (o_hi - o_lo) * j / (scale.contour_points - 1));
       const Vec3 x = reduced.lift(y);
       const bool feasible = x.x() >= 0.0 && y.norm() <= p.mu * x.x();
-      grid << y.x() << "," << y.y() << "," << p.objective(x) << "," << feasible << "\n";
+      grid.row(y.x(), y.y(), p.objective(x), feasible);
     }
   }
-  std::ofstream points(output_path(args, "academic_points.csv"));
-  points.precision(12);
-  points << "kind,x_n,x_t,x_o,objective\n";
+  CsvTable points(results, args.output_directory, "academic_points.csv",
+                  {"kind", "x_n", "x_t", "x_o", "objective"}, 12);
   for (int k = 0; k < 2000; ++k) {
     const double alpha = -kPi + 2.0 * kPi * k / 2000;
     const Vec2 d(std::cos(alpha), std::sin(alpha));
     const double f_r = reduced.boundary_factor(p.mu, d);
     if (f_r <= 0.0) continue;
     const double r = p.mu * reduced.b_n / f_r;
-    points << "boundary," << r / p.mu << "," << r * d.x() << "," << r * d.y() << ",\n";
+    points.row("boundary", r / p.mu, r * d.x(), r * d.y(), "");
   }
   const Vec3 x0 = p.a.ldlt().solve(p.b);
-  points << "unconstrained," << x0.x() << "," << x0.y() << "," << x0.z() << "," << p.objective(x0)
-         << "\n";
-  points << "max_dissipation," << md.x.x() << "," << md.x.y() << "," << md.x.z() << ","
-         << p.objective(md.x) << "\n";
+  points.row("unconstrained", x0.x(), x0.y(), x0.z(), p.objective(x0));
+  points.row("max_dissipation", md.x.x(), md.x.y(), md.x.z(), p.objective(md.x));
   for (const CoulombSolution& s : coulomb.isolated) {
-    points << "coulomb," << s.x.x() << "," << s.x.y() << "," << s.x.z() << "," << p.objective(s.x)
-           << "\n";
+    points.row("coulomb", s.x.x(), s.x.y(), s.x.z(), p.objective(s.x));
   }
-  results.add_file("academic_contour.csv", "raw");
-  results.add_file("academic_points.csv", "raw");
   results.add_file("academic_contour.png", "figure");
 }
 
@@ -348,11 +337,13 @@ void run_rod_impact(const ExperimentArguments& args, const Scale& scale,
     const double error = std::max({std::abs(world(0, 0) - (1.0 + 3.0 * s * s)),
                                    std::abs(world(1, 1) - (1.0 + 3.0 * c * c)),
                                    std::abs(world(0, 1) + 3.0 * s * c)});
-    results.check("rod_delassus_in_plane", error < 1e-13,
-                  "largest in-plane difference of m A from Preclik et al.'s A(t0) at theta0 = pi/3: " +
-                      std::to_string(error));
-    results.measure("rod: m A_zz at theta0 = pi/3 (Preclik et al. prints 1 + 3 cos^2 2 theta0 = 1.75)",
-                    world(2, 2), "", "a slender rod gives 1 + (l/2)^2 / (l^2/12) = 4");
+    results.check(
+        "rod_delassus_in_plane", error < 1e-13,
+        "largest in-plane difference of m A from Preclik et al.'s A(t0) at theta0 = pi/3: " +
+            std::to_string(error));
+    results.measure(
+        "rod: m A_zz at theta0 = pi/3 (Preclik et al. prints 1 + 3 cos^2 2 theta0 = 1.75)",
+        world(2, 2), "", "a slender rod gives 1 + (l/2)^2 / (l^2/12) = 4");
   }
 
   // min over theta0 of mu*(theta0) from the engine's W, by golden-section search.
@@ -385,10 +376,9 @@ void run_rod_impact(const ExperimentArguments& args, const Scale& scale,
 
   // The (theta0, mu) sweep (Fig. 8). Each angle also gets mu = mu*(theta0) exactly and
   // mu*(1 -+ 1e-9) around it.
-  std::ofstream out(output_path(args, "painleve_sweep.csv"));
-  out.precision(17);
-  out << "theta0,mu,mu_star,expected_impulsive,md_impulsive,md_lambda_x,md_lambda_y,"
-         "coulomb_isolated,coulomb_continua,on_boundary\n";
+  CsvTable out(results, args.output_directory, "painleve_sweep.csv",
+               {"theta0", "mu", "mu_star", "expected_impulsive", "md_impulsive", "md_lambda_x",
+                "md_lambda_y", "coulomb_isolated", "coulomb_continua", "on_boundary"});
   int md_wrong = 0, coulomb_wrong = 0, points = 0;
   double worst_lambda0 = 0.0;
   for (int i = 0; i < scale.sweep_angles; ++i) {
@@ -426,9 +416,8 @@ void run_rod_impact(const ExperimentArguments& args, const Scale& scale,
       }
       coulomb_wrong += !coulomb_ok;
       ++points;
-      out << theta << "," << mu << "," << critical << "," << expected << "," << impulsive << ","
-          << md.x() << "," << md.y() << "," << set.isolated.size() << "," << set.continua.size()
-          << "," << (side == 0) << "\n";
+      out.row(theta, mu, critical, expected, impulsive, md.x(), md.y(), set.isolated.size(),
+              set.continua.size(), side == 0);
     }
   }
   results.check("sweep_md_misclassified", static_cast<double>(md_wrong),
@@ -437,7 +426,6 @@ void run_rod_impact(const ExperimentArguments& args, const Scale& scale,
                 std::to_string(points) + " (theta0, mu) points");
   results.check("sweep_lambda0_error", worst_lambda0,
                 "largest |Lambda - Lambda0| / |Lambda0| over the impulsive sweep points");
-  results.add_file("painleve_sweep.csv", "raw");
   results.add_file("painleve_plane.png", "figure");
 }
 
@@ -450,7 +438,7 @@ struct SteppingRun {
   bool converged;                // every step's solver converged
 };
 
-SteppingRun run_stepping(const std::string& model, double mu, std::ofstream& out) {
+SteppingRun run_stepping(const std::string& model, double mu, CsvTable& out) {
   World world = rod_world(kCriticalAngle, mu);
   ImpulseVelocityOptions options;
   options.time_step = kTimeStep;
@@ -470,7 +458,7 @@ SteppingRun run_stepping(const std::string& model, double mu, std::ofstream& out
   }
   ImpulseVelocityStepper stepper(world, options, std::move(solver));
   SteppingRun run{model, mu, 0.0, true};
-  out << model << "," << mu << ",0," << -kSlidingSpeed << ",0,0," << kCriticalAngle << ",0,0,0\n";
+  out.row(model, mu, 0, -kSlidingSpeed, 0, 0, kCriticalAngle, 0, 0, 0);
   for (int k = 0; k < kSteps; ++k) {
     // The contact law constrains the velocity at the end of the step of the material point that
     // touched at its start: v' + omega' x (tip - centre) with the lever of the step's start.
@@ -487,18 +475,17 @@ SteppingRun run_stepping(const std::string& model, double mu, std::ofstream& out
       r_n = report.impulses(0);
       r_t = report.impulses.segment<2>(1).norm();
     }
-    out << model << "," << mu << "," << report.time << "," << tip_velocity.x() << ","
-        << tip_velocity.y() << "," << tip.y() << "," << std::atan2(axis.y(), axis.x()) << "," << r_n
-        << "," << r_t << "," << report.solver_stats.iterations << "\n";
+    out.row(model, mu, report.time, tip_velocity.x(), tip_velocity.y(), tip.y(),
+            std::atan2(axis.y(), axis.x()), r_n, r_t, report.solver_stats.iterations);
   }
   return run;
 }
 
 void run_time_stepping(const ExperimentArguments& args, ExperimentResults& results) {
-  std::ofstream out(output_path(args, "painleve_stepping.csv"));
-  out.precision(12);
-  out << "model,mu,time,tip_velocity_x,tip_velocity_y,tip_height,angle,impulse_n,impulse_t,"
-         "iterations\n";
+  CsvTable out(results, args.output_directory, "painleve_stepping.csv",
+               {"model", "mu", "time", "tip_velocity_x", "tip_velocity_y", "tip_height", "angle",
+                "impulse_n", "impulse_t", "iterations"},
+               12);
   const double critical = mu_star(kCriticalAngle);  // 4/3
   std::vector<SteppingRun> runs;
   for (const std::string model : {"max_dissipation", "coulomb"}) {
@@ -521,7 +508,6 @@ void run_time_stepping(const ExperimentArguments& args, ExperimentResults& resul
   results.check("md_slides_below_mu_star", -runs[0].slip_after_first_step >= 0.5 * kSlidingSpeed,
                 "tip velocity after step 1 = " + std::to_string(runs[0].slip_after_first_step) +
                     " m/s, mu = 1");
-  results.add_file("painleve_stepping.csv", "raw");
   results.add_file("painleve_stepping.png", "figure");
 }
 
@@ -595,10 +581,10 @@ void run_timing(const ExperimentArguments& args, const Scale& scale, ExperimentR
   // Using the results keeps the timed solves from being optimized away.
   volatile double sink = checksum;
   static_cast<void>(sink);
-  std::ofstream out(output_path(args, "timing.csv"));
-  out << "solver,solves_per_second\nanalytic," << analytic << "\nbrute_force," << brute
-      << "\npgs_coulomb," << pgs_rate << "\n";
-  results.add_file("timing.csv", "raw");
+  CsvTable out(results, args.output_directory, "timing.csv", {"solver", "solves_per_second"}, 6);
+  out.row("analytic", analytic);
+  out.row("brute_force", brute);
+  out.row("pgs_coulomb", pgs_rate);
 }
 
 }  // namespace

@@ -29,6 +29,7 @@
 #include "moreau/core/error.hpp"
 #include "moreau/fclib/step_export.hpp"
 #include "moreau/harness/results.hpp"
+#include "moreau/harness/table.hpp"
 #include "moreau/integrator/shake_stepper.hpp"
 #include "moreau/io/scene.hpp"
 #include "moreau/model/shape.hpp"
@@ -508,15 +509,18 @@ int main(int argc, char** argv) {
     if (!full)
       for (PileSpec& p : piles) p.spheres /= 8;
 
-    std::ofstream pile_csv(dir / "piles.csv");
-    pile_csv << "pile,spheres,container_side,settle_steps,settle_seconds,settle_max_speed,"
-                "from_cache,contacts,unknowns,published_spheres,published_contacts\n";
-    std::ofstream curve_csv(dir / "convergence.csv");
-    curve_csv << "pile,spheres,contacts,solver,iteration,seconds,merit\n";
-    std::ofstream time_csv(dir / "time_to_tolerance.csv");
-    time_csv << "pile,spheres,contacts,solver,tolerance,seconds,iterations\n";
-    curve_csv << std::setprecision(6);
-    time_csv << std::setprecision(6);
+    // At the default 6 digits, as the figures read them.
+    CsvTable pile_csv(
+        results, dir, "piles.csv",
+        {"pile", "spheres", "container_side", "settle_steps", "settle_seconds", "settle_max_speed",
+         "from_cache", "contacts", "unknowns", "published_spheres", "published_contacts"},
+        6);
+    CsvTable curve_csv(results, dir, "convergence.csv",
+                       {"pile", "spheres", "contacts", "solver", "iteration", "seconds", "merit"},
+                       6);
+    CsvTable time_csv(
+        results, dir, "time_to_tolerance.csv",
+        {"pile", "spheres", "contacts", "solver", "tolerance", "seconds", "iterations"}, 6);
 
     const std::vector<SolverSpec> specs = solver_specs(full);
     const bool have_ipm =
@@ -547,10 +551,9 @@ int main(int argc, char** argv) {
       const int contacts = measured.problem.contact_count();
       std::cout << tag << ": " << spec.spheres << " spheres, " << contacts << " contacts"
                 << (pile.from_cache ? " (settled pile from the cache)" : "") << std::endl;
-      pile_csv << p + 1 << "," << spec.spheres << "," << pile.side << "," << pile.settle_steps
-               << "," << pile.settle_seconds << "," << pile.final_max_speed << ","
-               << pile.from_cache << "," << contacts << "," << 3 * contacts << ","
-               << published[p].spheres << "," << published[p].published_contacts << "\n";
+      pile_csv.row(p + 1, spec.spheres, pile.side, pile.settle_steps, pile.settle_seconds,
+                   pile.final_max_speed, pile.from_cache, contacts, 3 * contacts,
+                   published[p].spheres, published[p].published_contacts);
       results.check("contacts_per_sphere_" + std::to_string(p + 1),
                     static_cast<double>(contacts) / spec.spheres,
                     std::to_string(contacts) + " potential contacts for " +
@@ -580,12 +583,12 @@ int main(int argc, char** argv) {
         const int stride = std::max(1, static_cast<int>(h.size()) / 400);
         for (std::size_t k = 0; k < h.size(); ++k)
           if (k < 100 || k % stride == 0 || k + 1 == h.size())
-            curve_csv << p + 1 << "," << spec.spheres << "," << contacts << "," << run.label << ","
-                      << run.iteration_of(k) << "," << run.seconds_at(k) << "," << h[k] << "\n";
+            curve_csv.row(p + 1, spec.spheres, contacts, run.label, run.iteration_of(k),
+                          run.seconds_at(k), h[k]);
         for (std::size_t k = 0; k < kTolerances.size(); ++k) {
           const double t = run.time_to_tolerance[k];
-          time_csv << p + 1 << "," << spec.spheres << "," << contacts << "," << run.label << ","
-                   << kTolerances[k] << "," << t << "," << run.stats.iterations << "\n";
+          time_csv.row(p + 1, spec.spheres, contacts, run.label, kTolerances[k], t,
+                       run.stats.iterations);
           results.measure(tag + ": " + run.label + " time to " + measure_name(run) + " " +
                               std::to_string(kTolerances[k]).substr(0, 6),
                           t, "s", std::isnan(t) ? "not reached" : "");
@@ -742,8 +745,6 @@ int main(int argc, char** argv) {
     check_ratio(ratio_check(full));
     if (full) check_ratio("pgj_over_ipm_time_at_5e-4_largest_published");
     results.measure("OpenMP threads", omp_get_max_threads(), "");
-    for (const char* raw : {"piles.csv", "convergence.csv", "time_to_tolerance.csv"})
-      results.add_file(raw, "raw");
     for (const char* figure : {"error_vs_time.png", "time_to_tolerance.png"})
       results.add_file(figure, "figure");
     results.write(dir);

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
-#include <fstream>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -16,6 +15,7 @@
 
 #include "moreau/collision/collision_detector.hpp"
 #include "moreau/harness/results.hpp"
+#include "moreau/harness/table.hpp"
 #include "moreau/integrator/theta_stepper.hpp"
 #include "moreau/model/shape.hpp"
 #include "moreau/nlgs/nlgs_solver.hpp"
@@ -220,26 +220,24 @@ double penetration_of(const std::vector<Outcome>& outcomes, LocalMethod method) 
   return std::nan("");
 }
 
-void write_steps(std::ofstream& out, const std::string& part, const Outcome& o) {
+void write_steps(CsvTable& out, const std::string& part, const Outcome& o) {
   for (const StepRow& r : o.rows)
-    out << part << "," << o.label << "," << r.step << "," << r.contacts << "," << r.iterations
-        << "," << r.epsilon_glob << "," << r.max_penetration << "," << r.cpu_seconds << ","
-        << r.termination << "\n";
+    out.row(part, o.label, r.step, r.contacts, r.iterations, r.epsilon_glob, r.max_penetration,
+            r.cpu_seconds, r.termination);
 }
 
-void write_history(std::ofstream& out, const std::string& part, const Outcome& o) {
+void write_history(CsvTable& out, const std::string& part, const Outcome& o) {
   for (const NlgsIterate& it : o.last.history)
-    out << part << "," << o.label << "," << it.iteration << "," << it.terms.motion << ","
-        << it.terms.projection << "," << it.terms.bipotential << "," << it.terms.penetration << ","
-        << it.epsilon_glob << "\n";
+    out.row(part, o.label, it.iteration, it.terms.motion, it.terms.projection, it.terms.bipotential,
+            it.terms.penetration, it.epsilon_glob);
 }
 
-void write_positions(std::ofstream& out, const std::string& part, const std::string& label,
+void write_positions(CsvTable& out, const std::string& part, const std::string& label,
                      const World& world) {
   for (const RigidBody& b : world.bodies)
     if (b.is_dynamic())
-      out << part << "," << label << "," << b.position.x() << "," << b.position.y() << ","
-          << b.position.z() << "," << std::get<Sphere>(b.shape.geometry).radius << "\n";
+      out.row(part, label, b.position.x(), b.position.y(), b.position.z(),
+              std::get<Sphere>(b.shape.geometry).radius);
 }
 
 // alpha in labels: 5, 2, 1, 0.5, 0.2, 0.6.
@@ -298,8 +296,7 @@ PenetrationStatistic penetration_statistic(const Outcome& o) {
 // that EAL's largest penetration is at least 100 times below EBP's under plain Newton.
 void penetration_over_all_steps(ExperimentResults& results, const std::string& part,
                                 const World& initial, const Settings& settings,
-                                const std::vector<Outcome>& line_search_runs,
-                                std::ofstream& steps) {
+                                const std::vector<Outcome>& line_search_runs, CsvTable& steps) {
   Settings plain = settings;
   plain.newton_line_search = false;
   PenetrationStatistic ebp, eal;
@@ -363,18 +360,21 @@ int main(int argc, char** argv) {
     const bool full = args.full();
     const std::string dir = args.output_directory;
 
-    std::ofstream steps(dir + "/steps.csv");
-    steps.precision(10);
-    steps << "part,run,step,contacts,iterations,epsilon_glob,max_penetration,cpu_seconds,"
-             "termination\n";
-    std::ofstream convergence(dir + "/convergence.csv");
-    convergence.precision(10);
-    convergence << "part,run,iteration,motion,projection,bipotential,penetration,epsilon_glob\n";
-    std::ofstream positions(dir + "/positions.csv");
-    positions.precision(10);
-    positions << "part,state,x,y,z,radius\n";
-    std::ofstream sweep(dir + "/rho_sweep.csv");
-    sweep << "kind,method,alpha,iterations,termination,epsilon_glob,max_penetration,cpu_seconds\n";
+    CsvTable steps(results, dir, "steps.csv",
+                   {"part", "run", "step", "contacts", "iterations", "epsilon_glob",
+                    "max_penetration", "cpu_seconds", "termination"},
+                   10);
+    CsvTable convergence(results, dir, "convergence.csv",
+                         {"part", "run", "iteration", "motion", "projection", "bipotential",
+                          "penetration", "epsilon_glob"},
+                         10);
+    CsvTable positions(results, dir, "positions.csv", {"part", "state", "x", "y", "z", "radius"},
+                       10);
+    // Table 4's sweep at the default 6 digits, as its figure reads it.
+    CsvTable sweep(results, dir, "rho_sweep.csv",
+                   {"kind", "method", "alpha", "iterations", "termination", "epsilon_glob",
+                    "max_penetration", "cpu_seconds"},
+                   6);
 
     // ---- (a) 4 balls: the published 1000 steps at full scale, 500 at quick scale.
     {
@@ -476,9 +476,9 @@ int main(int argc, char** argv) {
             run("ebp alpha " + alpha_label(alphas[k]), initial_b, LocalMethod::ebp, alphas[k], s);
         all_converged = all_converged && o.last.common.converged;
         if (alphas[k] == 1.0) state_before = o.before_last;
-        sweep << "run,ebp," << alphas[k] << "," << o.last.common.iterations << ","
-              << to_string(o.last.common.termination) << "," << o.last.epsilon_glob << ","
-              << o.last.max_penetration << "," << o.cpu_seconds << "\n";
+        sweep.row("run", "ebp", alphas[k], o.last.common.iterations,
+                  to_string(o.last.common.termination), o.last.epsilon_glob, o.last.max_penetration,
+                  o.cpu_seconds);
         write_steps(steps, "c", o);
         const std::string m = "(c) EBP alpha = " + alpha_label(alphas[k]);
         results.measure(
@@ -502,9 +502,9 @@ int main(int argc, char** argv) {
           const std::clock_t start = std::clock();
           const NlgsStats stats = probe(state_before, m, alpha, s);
           const double cpu = static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
-          sweep << "probe," << to_string(m) << "," << alpha << "," << stats.common.iterations << ","
-                << to_string(stats.common.termination) << "," << stats.epsilon_glob << ","
-                << stats.max_penetration << "," << cpu << "\n";
+          sweep.row("probe", to_string(m), alpha, stats.common.iterations,
+                    to_string(stats.common.termination), stats.epsilon_glob, stats.max_penetration,
+                    cpu);
           converged[{m, alpha}] = stats.common.converged;
           results.measure(
               "(c) probe " + to_string(m) + " alpha = " + alpha_label(alpha) + ": NLGS iterations",
@@ -536,10 +536,6 @@ int main(int argc, char** argv) {
       }
     }
 
-    results.add_file("steps.csv", "raw");
-    results.add_file("convergence.csv", "raw");
-    results.add_file("positions.csv", "raw");
-    results.add_file("rho_sweep.csv", "raw");
     for (const char* figure :
          {"convergence_a.png", "convergence_b.png", "snapshots.png", "rho_sweep.png"})
       results.add_file(figure, "figure");

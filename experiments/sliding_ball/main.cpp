@@ -4,12 +4,12 @@
 // (theta_stepper.hpp). See README.md for the scene and the choices made.
 #include <cmath>
 #include <ctime>
-#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "moreau/harness/results.hpp"
+#include "moreau/harness/table.hpp"
 #include "moreau/integrator/theta_stepper.hpp"
 #include "moreau/io/scene.hpp"
 #include "moreau/model/shape.hpp"
@@ -141,10 +141,9 @@ std::pair<double, double> rolling(const Outcome& o) {
   return {t_star, std::isnan(t_star) ? std::nan("") : worst};
 }
 
-void write_trajectory(std::ofstream& trajectory, const std::string& label, const Outcome& o) {
+void write_trajectory(CsvTable& trajectory, const std::string& label, const Outcome& o) {
   for (const Sample& s : o.samples)
-    trajectory << label << "," << s.time << "," << s.speed << "," << s.rolling_speed << ","
-               << s.slip << "," << s.iterations << "," << s.epsilon_glob << "\n";
+    trajectory.row(label, s.time, s.speed, s.rolling_speed, s.slip, s.iterations, s.epsilon_glob);
 }
 
 // Diagnostic, not a check and not the paper's scene: SBP and SAL at the published alpha = 0.6 on
@@ -153,7 +152,7 @@ void write_trajectory(std::ofstream& trajectory, const std::string& label, const
 // contracts only for W_tt / W_nn < 2 / alpha = 3.33. A solid sphere has W_tt / W_nn = 1 + m r^2 /
 // I = 3.5 (factor -1.1, repelling); a disk has 3 (factor -0.8), so at the same alpha it must
 // roll, from t* = v0 / (3 mu g) at 2/3 v0.
-void disk_diagnostic(const Scene& scene, ExperimentResults& results, std::ofstream& trajectory) {
+void disk_diagnostic(const Scene& scene, ExperimentResults& results, CsvTable& trajectory) {
   const std::string note = "2D disk, diagnostic run, not checked";
   const double t_star = kSpeed / (3.0 * find_ball(scene).mu * kGravity);
   results.measure("disk: analytic rolling time v0 / (3 mu g)", t_star, "s", note);
@@ -191,12 +190,13 @@ int main(int argc, char** argv) {
     for (const LocalMethod method : {LocalMethod::sbp, LocalMethod::sal})
       outcomes.push_back(run(scene, method, 0.5));
 
-    std::ofstream trajectory(args.output_directory + "/trajectory.csv");
-    trajectory.precision(12);
-    trajectory << "method,time,speed,rolling_speed,slip,iterations,epsilon_glob\n";
-    std::ofstream convergence(args.output_directory + "/convergence.csv");
-    convergence.precision(12);
-    convergence << "method,step,iteration,motion,projection,bipotential,penetration,epsilon_glob\n";
+    CsvTable trajectory(
+        results, args.output_directory, "trajectory.csv",
+        {"method", "time", "speed", "rolling_speed", "slip", "iterations", "epsilon_glob"}, 12);
+    CsvTable convergence(results, args.output_directory, "convergence.csv",
+                         {"method", "step", "iteration", "motion", "projection", "bipotential",
+                          "penetration", "epsilon_glob"},
+                         12);
 
     int worst_newton_iterations = 0,
         best_standard_iterations = common_options(scene.solver_options).max_iterations;
@@ -205,9 +205,8 @@ int main(int argc, char** argv) {
       write_trajectory(trajectory, m, o);
       for (const auto& [step, history] : o.histories)
         for (const NlgsIterate& it : history)
-          convergence << m << "," << step << "," << it.iteration << "," << it.terms.motion << ","
-                      << it.terms.projection << "," << it.terms.bipotential << ","
-                      << it.terms.penetration << "," << it.epsilon_glob << "\n";
+          convergence.row(m, step, it.iteration, it.terms.motion, it.terms.projection,
+                          it.terms.bipotential, it.terms.penetration, it.epsilon_glob);
       const auto [t_star, worst_slip_ratio] = rolling(o);
       if (o.alpha > 0.0) {
         results.measure(m + ": rolling time", t_star, "s", "diagnostic run, not checked");
@@ -255,8 +254,6 @@ int main(int argc, char** argv) {
                     2 * ball.speed / (7 * ball.mu * kGravity), "s");
     results.measure("analytic rolling speed 5/7 v0", 5.0 / 7.0 * ball.speed, "m/s");
 
-    results.add_file("trajectory.csv", "raw");
-    results.add_file("convergence.csv", "raw");
     results.add_file("velocities.png", "figure");
     results.add_file("convergence.png", "figure");
     results.write(args.output_directory);

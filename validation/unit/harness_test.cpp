@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <set>
@@ -14,6 +15,7 @@
 
 #include "moreau/core/error.hpp"
 #include "moreau/harness/results.hpp"
+#include "moreau/harness/table.hpp"
 
 namespace moreau {
 
@@ -321,6 +323,36 @@ BOOST_AUTO_TEST_CASE(an_experiment_declares_its_own_options_beside_the_common_on
   BOOST_TEST(refusal({"toy", "--reference", "ref"}) == "toy: --output DIR is required");
   BOOST_TEST(refusal({"toy", "--reference", "ref", "--output", out, "--resume"}).find("--resume") !=
              std::string::npos);  // not declared by this experiment
+}
+
+BOOST_AUTO_TEST_CASE(a_table_writes_its_declared_columns_and_registers_its_file) {
+  const fs::path directory = fs::temp_directory_path() / "moreau_harness_test" / "table";
+  const Reference reference = Reference::load(write_reference("table").string());
+  ExperimentResults results("toy", "quick", reference);
+  {
+    CsvTable table(results, directory.string(), "rows.csv",
+                   {"run", CsvTable::quoted("method"), "value", "count", "flag", "note"});
+    table.row("a", "PGS", 0.1, 3, true, "x, y");
+    table.row("b", "say \"hi\"", 1.0 / 3.0, -1L, false, "");
+    BOOST_CHECK_THROW(table.row("too", "few"), InputError);
+    CsvTable six(directory.string(), "six.csv", {"x"}, 6);
+    six.row(1.0 / 3.0);
+  }
+  std::ifstream in(directory / "rows.csv");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  BOOST_TEST(text ==
+             "run,method,value,count,flag,note\n"
+             "a,\"PGS\",0.10000000000000001,3,1,\"x, y\"\n"
+             "b,\"say \"\"hi\"\"\",0.33333333333333331,-1,0,\n");
+  std::ifstream in_six(directory / "six.csv");
+  const std::string six((std::istreambuf_iterator<char>(in_six)), std::istreambuf_iterator<char>());
+  BOOST_TEST(six == "x\n0.333333\n");
+  results.write(directory.string());
+  std::ifstream json(directory / "results.json");
+  const std::string written((std::istreambuf_iterator<char>(json)),
+                            std::istreambuf_iterator<char>());
+  BOOST_TEST(written.find("\"rows.csv\"") != std::string::npos);
+  BOOST_TEST(written.find("\"six.csv\"") == std::string::npos);  // not registered
 }
 
 }  // namespace
