@@ -54,14 +54,29 @@ constexpr double kPgjRelaxation = 0.3;  // as the other experiments (projected_g
 // force on a blade a few grains deep jumps from grain to grain.
 constexpr int kSmoothing = 5;
 
-// Published Table 1 (tolerance, RTF, Krylov iterations per step, error).
+// Published Table 1 (tolerance, RTF, Krylov iterations per step, error), expected.json "table_1".
 struct Published {
   double tolerance, rtf, krylov, error;
 };
-const std::vector<Published> kTable1 = {{1e-3, 20884, 3428, 7.06e-4},
-                                        {1e-4, 61291, 10439, 8.69e-5},
-                                        {1e-5, 83945, 15357, 9.35e-6},
-                                        {1e-6, 107650, 20196, 4.20e-6}};
+std::vector<Published> table_1(const Reference& reference) {
+  const PublishedData& data = reference.data("table_1");
+  std::vector<Published> rows;
+  for (const std::string& r : data.row_names)
+    rows.push_back({data.at(r, "tolerance"), data.at(r, "rtf"), data.at(r, "krylov_per_step"),
+                    data.at(r, "error")});
+  return rows;
+}
+
+// A whole number with thousands separators, as the paper prints them: 73,678.
+std::string thousands(double value) {
+  const std::string digits = std::to_string(std::llround(value));
+  std::string text;
+  for (std::size_t k = 0; k < digits.size(); ++k) {
+    if (k > 0 && (digits.size() - k) % 3 == 0) text += ',';
+    text += digits[k];
+  }
+  return text;
+}
 
 std::string tolerance_name(double tolerance) {
   std::ostringstream out;
@@ -250,9 +265,9 @@ std::string separation_note(const RunResult& r) {
 }
 
 void write_table(ExperimentResults& results, const fs::path& dir,
-                 const std::vector<ToleranceResult>& ipm, const std::vector<RunResult>& ipm_fine,
-                 const RunResult& dem, const Steady& dem_draft, const std::vector<RunResult>& pgj,
-                 double steady_start) {
+                 const std::vector<Published>& table1, const std::vector<ToleranceResult>& ipm,
+                 const std::vector<RunResult>& ipm_fine, const RunResult& dem,
+                 const Steady& dem_draft, const std::vector<RunResult>& pgj, double steady_start) {
   CsvTable out(results, dir, "table1.csv",
                {"method", "tolerance", "time_step", "simulated", "wall_seconds", "rtf",
                 "krylov_per_step", "iterations_per_step", "mean_error", "steady_draft",
@@ -262,7 +277,7 @@ void write_table(ExperimentResults& results, const fs::path& dir,
   const auto row = [&](const std::string& method, double tol, const RunResult& r, double draft,
                        double mean_diff, double rms_diff) {
     const Published* p = nullptr;
-    for (const Published& q : kTable1)
+    for (const Published& q : table1)
       if (std::abs(q.tolerance - tol) < 1e-3 * tol) p = &q;
     out.row(method, tol, r.time_step, r.simulated, r.wall_seconds, r.real_time_factor(),
             per_step(r, &WindowRow::krylov), per_step(r, &WindowRow::solver_iterations),
@@ -384,14 +399,17 @@ void check_separation(ExperimentResults& results, const std::vector<ToleranceRes
   results.check("no_separation_at_1e-4_and_below", tight_holds, tight_note);
 }
 
-void measure_runs(ExperimentResults& results, const std::vector<ToleranceResult>& ipm,
-                  const std::vector<RunResult>& ipm_fine, const RunResult& dem,
-                  const std::vector<RunResult>& pgj, double steady_start, const Steady& dem_draft) {
+void measure_runs(ExperimentResults& results, const Reference& reference,
+                  const std::vector<ToleranceResult>& ipm, const std::vector<RunResult>& ipm_fine,
+                  const RunResult& dem, const std::vector<RunResult>& pgj, double steady_start,
+                  const Steady& dem_draft) {
+  const std::vector<Published> table1 = table_1(reference);
+  const PublishedData& runs = reference.data("reference_runs");
   for (const ToleranceResult& t : ipm) {
     const std::string name = "IPM " + tolerance_name(t.tolerance);
     // The report shows names and values: Table 1's value (105,144 spheres) goes in the name.
     const auto table = [&](double Published::*field) {
-      for (const Published& p : kTable1)
+      for (const Published& p : table1)
         if (std::abs(p.tolerance - t.tolerance) < 1e-3 * t.tolerance) {
           std::ostringstream out;
           out << " (Table 1: " << p.*field << ")";
@@ -412,8 +430,9 @@ void measure_runs(ExperimentResults& results, const std::vector<ToleranceResult>
     results.measure(name + ": steady draft force", t.draft.mean, "N");
     measure_cost(results, name, t.run);
   }
-  results.measure("DEM: real-time factor (published 73,678)", dem.real_time_factor(), "",
-                  "time step " + std::to_string(dem.time_step) + " s; published 73,678");
+  const std::string dem_rtf = thousands(runs.at("dem", "rtf"));
+  results.measure("DEM: real-time factor (published " + dem_rtf + ")", dem.real_time_factor(), "",
+                  "time step " + std::to_string(dem.time_step) + " s; published " + dem_rtf);
   results.measure("DEM: steps per second",
                   dem.wall_seconds > 0 ? dem.steps / dem.wall_seconds : 0.0, "1/s");
   for (const RunResult& r : ipm_fine) {
@@ -429,9 +448,11 @@ void measure_runs(ExperimentResults& results, const std::vector<ToleranceResult>
     measure_cost(results, r.label, r);
   }
   for (const RunResult& r : pgj) {
-    results.measure(r.label + ": real-time factor" +
-                        (r.time_step < 5e-3 ? " (published 892,780)" : std::string()),
-                    r.real_time_factor(), "");
+    results.measure(
+        r.label + ": real-time factor" +
+            (r.time_step < 5e-3 ? " (published " + thousands(runs.at("pgj", "rtf")) + ")"
+                                : std::string()),
+        r.real_time_factor(), "");
     results.measure(r.label + ": steady draft force", steady(r, steady_start).mean, "N",
                     "DEM " + std::to_string(dem_draft.mean) + " N");
     measure_cost(results, r.label, r);
@@ -554,7 +575,8 @@ int main(int argc, char** argv) {
     if (preconditioner == "body_blocks")
       own.preconditioner = moreau::conic::BodySpacePreconditioner::body_blocks;
     if (args.threads > 0) omp_set_num_threads(args.threads);
-    ExperimentResults results(kExperiment, args.scale, Reference::load(args.reference_directory));
+    const Reference reference = Reference::load(args.reference_directory);
+    ExperimentResults results(kExperiment, args.scale, reference);
     const fs::path dir = args.output_directory;
     fs::create_directories(dir);
     TrenchConfig config = trench_config(args.scale, own.complete, own.size);
@@ -585,11 +607,12 @@ int main(int argc, char** argv) {
     all.insert(all.end(), ipm_fine.begin(), ipm_fine.end());
     all.insert(all.end(), pgj.begin(), pgj.end());
     write_series(results, dir, all);
-    write_table(results, dir, ipm, ipm_fine, dem, dem_draft, pgj, config.steady_start);
+    write_table(results, dir, table_1(reference), ipm, ipm_fine, dem, dem_draft, pgj,
+                config.steady_start);
     const std::string suffix = args.full() ? "_full" : "";
     check_drafts(results, ipm, dem_draft, suffix);
     check_separation(results, ipm, suffix);
-    measure_runs(results, ipm, ipm_fine, dem, pgj, config.steady_start, dem_draft);
+    measure_runs(results, reference, ipm, ipm_fine, dem, pgj, config.steady_start, dem_draft);
     results.measure("OpenMP threads", omp_get_max_threads(), "");
     for (const char* raw : {"snapshot.csv", "settled_packing.json", "trench_scene.json"})
       results.add_file(raw, "raw");

@@ -503,8 +503,12 @@ int main(int argc, char** argv) {
     ExperimentResults results(kExperiment, args.scale, reference);
     const fs::path dir = args.output_directory;
     const bool full = args.full();
-    // Published piles (Kleinert Sec. 5); quick: an eighth of each.
-    const std::vector<PileSpec> published = {{2048, 8378}, {5040, 21050}, {10192, 43409}};
+    // Published piles (Kleinert Sec. 5, expected.json "test_problems"); quick: an eighth of each.
+    const PublishedData& problems = reference.data("test_problems");
+    std::vector<PileSpec> published;
+    for (const std::string& row : problems.row_names)
+      published.push_back(
+          {static_cast<int>(problems.at(row, "spheres")), problems.at(row, "potential_contacts")});
     std::vector<PileSpec> piles = published;
     if (!full)
       for (PileSpec& p : piles) p.spheres /= 8;

@@ -3,7 +3,9 @@
 // (SBP, SAL, EBP, EAL) run the same scene with the theta-method (theta_stepper.hpp). The paper
 // does not give the box, the density or the initial positions: see README.md for ours.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <iostream>
 #include <limits>
@@ -247,6 +249,21 @@ std::string alpha_label(double alpha) {
   return out.str();
 }
 
+// One column of Dumont's Table 2 or 3 by method, for the notes of the measures:
+// "Dumont Table 2 (...): SBP 305, SAL 301, EBP 161, EAL 158".
+std::string published_column(const PublishedData& table, const std::string& column) {
+  std::string text = table.source + ":";
+  for (std::size_t k = 0; k < table.row_names.size(); ++k) {
+    std::string method = table.row_names[k];
+    std::transform(method.begin(), method.end(), method.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    char value[32];
+    std::snprintf(value, sizeof value, "%.6g", table.at(table.row_names[k], column));
+    text += (k == 0 ? " " : ", ") + method + " " + value;
+  }
+  return text;
+}
+
 // Orderings of Dumont Tables 2-3 on the measured step of one part.
 void check_orderings(ExperimentResults& results, const std::string& part,
                      const std::vector<Outcome>& outcomes, bool strictly_fewer) {
@@ -355,8 +372,11 @@ void ebp_converged_local_newton(ExperimentResults& results, const World& initial
 int main(int argc, char** argv) {
   try {
     const ExperimentArguments args = ExperimentArguments::parse(argc, argv, "sedimentation");
-    ExperimentResults results("sedimentation", args.scale,
-                              Reference::load(args.reference_directory));
+    const Reference reference = Reference::load(args.reference_directory);
+    ExperimentResults results("sedimentation", args.scale, reference);
+    const PublishedData& table_2 = reference.data("table_2");
+    const PublishedData& table_3 = reference.data("table_3");
+    const PublishedData& table_4 = reference.data("table_4");
     const bool full = args.full();
     const std::string dir = args.output_directory;
 
@@ -390,8 +410,6 @@ int main(int argc, char** argv) {
       std::vector<Outcome> outcomes;
       for (const LocalMethod m : kMethods)
         outcomes.push_back(run(to_string(m), initial, m, 0.0, s));
-      const double published_cpu[] = {2.92, 2.87, 2.59,
-                                      2.43};  // Table 2, SBP SAL EBP EAL, 1000 steps
       const std::string at = " at step " + std::to_string(s.steps);
       for (std::size_t k = 0; k < outcomes.size(); ++k) {
         const Outcome& o = outcomes[k];
@@ -400,18 +418,19 @@ int main(int argc, char** argv) {
         write_positions(positions, "a", "final " + o.label, o.final_world);
         const std::string m = "(a) " + o.label;
         results.measure(m + ": NLGS iterations" + at, o.last.common.iterations, "",
-                        "Dumont Table 2 (step 1000): SBP 305, SAL 301, EBP 161, EAL 158");
+                        published_column(table_2, "iterations"));
         results.measure(m + ": eps_glob" + at, o.last.epsilon_glob, "",
-                        "Dumont Table 2: 0.949e-12, 0.980e-12, 0.635e-12, 0.973e-12");
+                        published_column(table_2, "epsilon_glob"));
         results.measure(m + ": max penetration term" + at, o.last.max_penetration, "m/s",
-                        "Dumont Table 2: 0.310e-11, 0.340e-11, 0.641e-12, 0.208e-19");
+                        published_column(table_2, "max_penetration"));
         results.measure(m + ": largest geometric overlap at the end", max_overlap(o.final_world),
                         "m");
         results.measure(m + ": contacts" + at, static_cast<double>(o.rows.back().contacts), "");
         results.measure(m + ": steps stopped before eps_glob <= 1e-10",
                         static_cast<double>(o.unconverged_steps), "");
         results.measure(m + ": CPU time per step", o.cpu_seconds / s.steps, "s",
-                        "published " + std::to_string(published_cpu[k] / 1000) +
+                        "published " +
+                            std::to_string(table_2.at(to_string(o.method), "cpu_seconds") / 1000) +
                             " s per step (Table 2 total / 1000 steps)");
       }
       check_orderings(results, "a", outcomes, true);
@@ -432,7 +451,6 @@ int main(int argc, char** argv) {
       std::vector<Outcome> outcomes;
       for (const LocalMethod m : kMethods)
         outcomes.push_back(run(to_string(m), initial_b, m, 0.0, settings_b));
-      const double published_cpu[] = {1092.95, 973.31, 854.31, 916.65};  // Table 3, 1000 steps
       const std::string at = " at step " + std::to_string(settings_b.steps);
       for (std::size_t k = 0; k < outcomes.size(); ++k) {
         const Outcome& o = outcomes[k];
@@ -441,18 +459,19 @@ int main(int argc, char** argv) {
         write_positions(positions, "b", "final " + o.label, o.final_world);
         const std::string m = "(b) " + o.label;
         results.measure(m + ": NLGS iterations" + at, o.last.common.iterations, "",
-                        "Dumont Table 3: 5000 for all four");
+                        published_column(table_3, "iterations"));
         results.measure(m + ": eps_glob" + at, o.last.epsilon_glob, "",
-                        "Dumont Table 3: 0.119e-6, 0.135e-6, 0.156e-6, 0.101e-6");
+                        published_column(table_3, "epsilon_glob"));
         results.measure(m + ": max penetration term" + at, o.last.max_penetration, "m/s",
-                        "Dumont Table 3: 0.213e-5, 0.533e-5, 0.286e-6, 0.390e-17");
+                        published_column(table_3, "max_penetration"));
         results.measure(m + ": largest geometric overlap at the end", max_overlap(o.final_world),
                         "m");
         results.measure(m + ": contacts" + at, static_cast<double>(o.rows.back().contacts), "");
         results.measure(m + ": steps stopped before eps_glob <= 1e-12",
                         static_cast<double>(o.unconverged_steps), "");
         results.measure(m + ": CPU time per step", o.cpu_seconds / settings_b.steps, "s",
-                        "published " + std::to_string(published_cpu[k] / 1000) +
+                        "published " +
+                            std::to_string(table_3.at(to_string(o.method), "cpu_seconds") / 1000) +
                             " s per step (Table 3 total / 1000 steps, 500 balls)");
       }
       check_orderings(results, "b", outcomes, false);
@@ -467,8 +486,6 @@ int main(int argc, char** argv) {
       s.epsilon_glob = 1e-8;  // Dumont Sec. 4.4: eps_tot = 1e-8
       s.steps = full ? 500 : 200;
       const double alphas[] = {5.0, 2.0, 1.0, 0.5, 0.2};
-      const double published_iterations[] = {652, 414, 750, 812, 667};
-      const double published_cpu[] = {65.08, 55.86, 53.95, 78.43, 176.14};
       bool all_converged = true;
       World state_before = initial_b;
       for (std::size_t k = 0; k < std::size(alphas); ++k) {
@@ -481,12 +498,13 @@ int main(int argc, char** argv) {
                   o.cpu_seconds);
         write_steps(steps, "c", o);
         const std::string m = "(c) EBP alpha = " + alpha_label(alphas[k]);
+        results.measure(m + ": NLGS iterations at the measured step", o.last.common.iterations, "",
+                        "Dumont Table 4: " + std::to_string(static_cast<int>(table_4.at(
+                                                 alpha_label(alphas[k]), "iterations"))));
         results.measure(
-            m + ": NLGS iterations at the measured step", o.last.common.iterations, "",
-            "Dumont Table 4: " + std::to_string(static_cast<int>(published_iterations[k])));
-        results.measure(m + ": CPU time per step", o.cpu_seconds / s.steps, "s",
-                        "published " + std::to_string(published_cpu[k] / 500) +
-                            " s per step (Table 4 total / 500 steps)");
+            m + ": CPU time per step", o.cpu_seconds / s.steps, "s",
+            "published " + std::to_string(table_4.at(alpha_label(alphas[k]), "cpu_seconds") / 500) +
+                " s per step (Table 4 total / 500 steps)");
       }
       ebp_converged_local_newton(results, initial_b, s);
       results.check(

@@ -355,5 +355,40 @@ BOOST_AUTO_TEST_CASE(a_table_writes_its_declared_columns_and_registers_its_file)
   BOOST_TEST(written.find("\"six.csv\"") == std::string::npos);  // not registered
 }
 
+// A reference directory whose expected.json holds `data` beside one value.
+fs::path write_data_reference(const std::string& name, const std::string& data) {
+  const fs::path directory = fs::temp_directory_path() / "moreau_harness_test" / name;
+  fs::create_directories(directory);
+  std::ofstream(directory / "expected.json") << R"({"experiment": "toy", "values": {
+      "speed": {"comparison": "relative", "published": 1.0, "tolerance": 0.01,
+                "source": "test", "reason": "test"}}, "data": )"
+                                             << data << "}";
+  return directory;
+}
+
+BOOST_AUTO_TEST_CASE(published_data_is_read_from_the_reference_by_row_and_column) {
+  const Reference reference = Reference::load(
+      write_data_reference("data", R"({"table_2": {"source": "Table 2", "columns": ["iterations",
+      "cpu"], "rows": {"sbp": [305, 2.92], "eal": [158, 2.43]}}})")
+          .string());
+  const PublishedData& table = reference.data("table_2");
+  BOOST_TEST(table.source == "Table 2");
+  BOOST_TEST(table.at("eal", "cpu") == 2.43);
+  BOOST_TEST(table.at("sbp", "iterations") == 305.0);
+  BOOST_TEST((table.row_names == std::vector<std::string>{"sbp", "eal"}));  // the file's order
+  BOOST_CHECK_THROW(table.at("ebp", "cpu"), InputError);
+  BOOST_CHECK_THROW(table.at("sbp", "seconds"), InputError);
+  BOOST_CHECK_THROW(reference.data("table_3"), InputError);
+  BOOST_CHECK_THROW(Reference::load(write_data_reference("data_short", R"({"t": {"source": "s",
+      "columns": ["a", "b"], "rows": {"x": [1]}}})")
+                                        .string()),
+                    InputError);
+  BOOST_CHECK_THROW(Reference::load(
+                        write_data_reference("data_no_source", R"({"t": {"columns": ["a"],
+      "rows": {"x": [1]}}})")
+                            .string()),
+                    InputError);
+}
+
 }  // namespace
 }  // namespace moreau
