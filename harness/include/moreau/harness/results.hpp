@@ -151,6 +151,7 @@ class ExperimentResults {
   // No check failed and no known-difference flag is stale.
   bool all_passed() const;
   const std::vector<CheckResult>& checks() const { return checks_; }
+  const Reference& reference() const { return reference_; }
   // Every reference entry with its verdict at this scale, in the reference's order: the
   // recorded checks, entries of other scales and entries never checked as not evaluated.
   std::vector<CheckResult> verdicts() const;
