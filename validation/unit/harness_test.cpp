@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "moreau/core/error.hpp"
+#include "moreau/harness/experiment.hpp"
 #include "moreau/harness/results.hpp"
 #include "moreau/harness/table.hpp"
 
@@ -367,10 +368,10 @@ fs::path write_data_reference(const std::string& name, const std::string& data) 
 }
 
 BOOST_AUTO_TEST_CASE(published_data_is_read_from_the_reference_by_row_and_column) {
-  const Reference reference = Reference::load(
-      write_data_reference("data", R"({"table_2": {"source": "Table 2", "columns": ["iterations",
-      "cpu"], "rows": {"sbp": [305, 2.92], "eal": [158, 2.43]}}})")
-          .string());
+  const std::string table_2 =
+      R"({"table_2": {"source": "Table 2", "columns": ["iterations", "cpu"],)"
+      R"( "rows": {"sbp": [305, 2.92], "eal": [158, 2.43]}}})";
+  const Reference reference = Reference::load(write_data_reference("data", table_2).string());
   const PublishedData& table = reference.data("table_2");
   BOOST_TEST(table.source == "Table 2");
   BOOST_TEST(table.at("eal", "cpu") == 2.43);
@@ -379,15 +380,41 @@ BOOST_AUTO_TEST_CASE(published_data_is_read_from_the_reference_by_row_and_column
   BOOST_CHECK_THROW(table.at("ebp", "cpu"), InputError);
   BOOST_CHECK_THROW(table.at("sbp", "seconds"), InputError);
   BOOST_CHECK_THROW(reference.data("table_3"), InputError);
-  BOOST_CHECK_THROW(Reference::load(write_data_reference("data_short", R"({"t": {"source": "s",
-      "columns": ["a", "b"], "rows": {"x": [1]}}})")
-                                        .string()),
+  const std::string short_row =
+      R"({"t": {"source": "s", "columns": ["a", "b"], "rows": {"x": [1]}}})";
+  const std::string no_source = R"({"t": {"columns": ["a"], "rows": {"x": [1]}}})";
+  BOOST_CHECK_THROW(Reference::load(write_data_reference("data_short", short_row).string()),
                     InputError);
-  BOOST_CHECK_THROW(Reference::load(
-                        write_data_reference("data_no_source", R"({"t": {"columns": ["a"],
-      "rows": {"x": [1]}}})")
-                            .string()),
+  BOOST_CHECK_THROW(Reference::load(write_data_reference("data_no_source", no_source).string()),
                     InputError);
+}
+
+BOOST_AUTO_TEST_CASE(run_experiment_writes_results_as_the_body_ends_it) {
+  const fs::path reference = write_reference("run_experiment");
+  const fs::path out = fs::temp_directory_path() / "moreau_harness_test" / "run_experiment_out";
+  const auto run = [&](RunEnd end, bool fail) {
+    fs::remove_all(out);
+    std::vector<std::string> words = {"toy", "--reference", reference.string(), "--output",
+                                      out.string()};
+    std::vector<char*> argv;
+    for (std::string& w : words) argv.push_back(w.data());
+    return run_experiment(static_cast<int>(argv.size()), argv.data(), "toy",
+                          [&](const ExperimentArguments&, ExperimentResults& results) {
+                            if (fail) throw InputError("refused");
+                            results.check("speed", 1.0);
+                            results.check("known", 1.0);
+                            results.check("known_at_quick", 1.0);
+                            return end;
+                          });
+  };
+  BOOST_TEST(run(RunEnd::checked, false) == 0);
+  BOOST_TEST(fs::exists(out / "results.json"));
+  BOOST_TEST(run(RunEnd::part, false) == 0);
+  BOOST_TEST(fs::exists(out / "results.json"));
+  BOOST_TEST(run(RunEnd::part_without_results, false) == 0);
+  BOOST_TEST(!fs::exists(out / "results.json"));
+  BOOST_TEST(run(RunEnd::checked, true) == 2);
+  BOOST_TEST(!fs::exists(out / "results.json"));
 }
 
 }  // namespace
