@@ -2,6 +2,7 @@
 // The suite's Coulomb solvers on one problem of the collection at the tolerances of Acary,
 // Bremond & Huber (2018), judged by the FCLIB merit of the final r (README.md, "What one run
 // is", "Iteration limits").
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -34,8 +35,8 @@ constexpr double kPgjRelaxation = 0.3;
 constexpr double kTimingBudgetSeconds = 0.02;
 constexpr int kMaxTimingRepeats = 5;
 
+// One number in a printf pattern, and a tolerance as the tables name it ("1e-04").
 std::string format(const char* pattern, double value);
-
 std::string tolerance_label(double tolerance);
 
 struct Run {
