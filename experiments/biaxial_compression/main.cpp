@@ -5,9 +5,8 @@
 // (Fig. 4.4-4.7). See README.md for the scene and the choices made.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -15,9 +14,10 @@
 #include <vector>
 
 #include "biaxial_test.hpp"
-#include "moreau/harness/results.hpp"
+#include "moreau/harness/experiment.hpp"
 #include "moreau/model/shape_families.hpp"
 #include "persistence.hpp"
+#include "records.hpp"
 #include "response.hpp"
 
 namespace {
@@ -53,185 +53,98 @@ Scale scale_of(const moreau::ExperimentArguments& args) {
   return {40, 30, {kRigid, 1e8, 1e5}, 2.0, 300};  // README.md: quick scale
 }
 
-std::string stiffness_label(double k) {
-  if (std::isinf(k)) return "inf";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.0e", k);
-  return text;
-}
+// The progress of the run's tests, on stdout (a published-scale run takes hours).
+struct Progress {
+  double started = now_seconds();
+  int done = 0;
+  int tests = 0;
+};
 
-void write_curves(const std::string& path, const std::vector<Outcome>& outcomes) {
-  std::ofstream out(path);
-  out << "family,k_n,step,axial_strain,volumetric_strain,sigma1,sigma3,deviatoric,newton_steps,"
-         "substeps,solve_seconds,step_seconds,contacts,rattlers,idle_particles,"
-         "idle_released,overshooting_particles,largest_motion,deepest_overlap,largest_dynamic_"
-         "force,relaxation_steps,numerical_limit_solves\n";
-  out.precision(10);
-  for (const Outcome& o : outcomes)
-    for (const TestPoint& p : o.run.points)
-      out << to_string(o.family) << "," << stiffness_label(o.k_normal) << "," << p.step << ","
-          << p.axial_strain << "," << p.volumetric_strain << "," << p.sigma1 << "," << p.sigma3
-          << "," << p.deviatoric() << "," << p.newton_steps << "," << p.substeps << ","
-          << p.solve_seconds << "," << p.step_seconds << "," << p.contacts << "," << p.rattlers
-          << "," << p.idle_particles << "," << p.idle_released << "," << p.overshooting_particles
-          << "," << p.largest_motion << "," << p.deepest_overlap << "," << p.largest_dynamic_force
-          << "," << p.relaxation_steps << "," << p.numerical_limit_solves << "\n";
-}
-
-void record_sample(ExperimentResults& results, const Sample& sample) {
-  const std::string f = to_string(sample.family) + ": ";
-  results.measure(f + "settling steps (dt at most 0.01 s, theta = 1)",
-                  static_cast<double>(sample.settle_steps), "");
-  results.measure(f + "settling steps shortened to move within half the margin",
-                  static_cast<double>(sample.shortened_settle_steps), "");
-  results.measure(f + "shortest settling step", sample.shortest_settle_step, "s",
-                  "0: none shortened");
-  results.measure(f + "servo consolidation steps", static_cast<double>(sample.consolidation_steps),
-                  "");
-  results.measure(f + "settling wall-clock (settling and consolidation)", sample.settle_seconds,
-                  "s");
-  results.measure(f + "largest overlap while settling", sample.largest_overlap, "m");
-  results.measure(f + "non-converged settling steps", static_cast<double>(sample.settle_failures),
-                  "");
-  results.measure(f + "top wall stress at the end of the consolidation", sample.top_stress, "N/m^2",
-                  "target sigma_3 = 125; above it: elastic overlaps step 0 releases");
-  results.measure(f + "right wall stress at the end of the consolidation", sample.right_stress,
-                  "N/m^2");
-  results.measure(f + "mean particle speed at the end of the consolidation", sample.final_speed,
-                  "m/s");
-  results.measure(f + "consolidated (walls loaded, particles at rest)",
-                  sample.consolidated ? 1.0 : 0.0, "",
-                  sample.consolidated ? "" : "no equilibrium within the step limit (README.md)");
-}
-
-void record_run(ExperimentResults& results, const Outcome& o) {
-  const std::string f = to_string(o.family) + ", k_N = " + stiffness_label(o.k_normal) + ": ";
-  const ResponseMeasures& m = o.measures;
-  results.measure(f + "porosity after consolidation", o.run.porosity0, "");
-  results.measure(f + "axial strain reached", m.final_axial_strain, "",
-                  o.run.failure.empty() ? "" : "stopped: " + o.run.failure);
-  results.measure(f + "peak deviatoric stress", m.peak, "N/m^2");
-  results.measure(f + "residual deviatoric stress", m.residual, "N/m^2",
-                  "mean over eps_a >= 2/3 of the final strain");
-  results.measure(f + "largest dilation -eps_v", m.dilation, "");
-  results.measure(f + "largest compaction eps_v", m.compaction, "");
-  results.measure(f + "(sigma_1 - sigma_3) at load step 1 / peak", m.first_step_ratio, "");
-  results.measure(f + "IPM Newton steps per load step", m.mean_newton_steps, "");
-  results.measure(f + "wall-clock per load step", m.mean_step_seconds, "s");
-  results.measure(f + "extra solves (halved load steps)", static_cast<double>(m.substeps), "");
-  results.measure(f + "pseudo-time step (eq. 4.15 from rest)", o.run.pseudo_time_step, "s",
-                  "m u / dt^2 = 1e-3 sigma_3 d for a particle moved by one axial increment");
-  long guarded = 0;
-  double largest = 0.0, unflagged_peak = 0.0, overlap = 0.0, dynamic = 0.0;
-  long relaxations = 0, limit_solves = 0;
-  for (const TestPoint& p : o.run.points) {
-    relaxations += p.relaxation_steps;
-    limit_solves += p.numerical_limit_solves;
-    dynamic = std::max(dynamic, p.largest_dynamic_force);
-    guarded += p.overshooting_particles > 0 ? 1 : 0;
-    largest = std::max(largest, p.largest_motion);
-    overlap = std::max(overlap, p.deepest_overlap);
-    if (p.overshooting_particles == 0) unflagged_peak = std::max(unflagged_peak, p.deviatoric());
+// The sample of `family` (Sec. 4.4.1: poured, settled, consolidated under sigma_3), then its
+// test at each k_N the run selects.
+void run_family(ExperimentResults& results, std::vector<Outcome>& outcomes, Family family,
+                const Scale& scale, const Persistence& persistence,
+                const std::function<bool(const std::string&)>& selected, Progress& progress) {
+  bool any = false;
+  for (double k : scale.stiffnesses)
+    any = any || selected(to_string(family) + "_k" + stiffness_label(k));
+  if (!any) return;
+  SampleOptions sample_options;
+  sample_options.family = family;
+  sample_options.count = scale.count;
+  sample_options.stress = kConfiningStress;
+  sample_options.settle_time = scale.settle_time;
+  sample_options.max_servo_steps = scale.max_servo_steps;
+  const Sample sample =
+      prepare_sample(sample_options, persistence.child(to_string(family) + "_sample"));
+  record_sample(results, sample);
+  std::cout << to_string(family) << ": settled in " << sample.settle_steps << " + "
+            << sample.consolidation_steps << " steps, " << sample.settle_seconds << " s"
+            << (sample.consolidated ? "" : ", consolidation without equilibrium") << std::endl;
+  for (double k : scale.stiffnesses) {
+    TestOptions options;
+    options.k_normal = k;
+    options.friction = kFriction;
+    options.wall_friction = kWallFriction;
+    options.confining_stress = kConfiningStress;
+    options.load_steps = scale.load_steps;
+    options.consolidation_steps = 0;
+    const std::string piece = to_string(family) + "_k" + stiffness_label(k);
+    if (!selected(piece)) continue;
+    Outcome o{family, k, run_biaxial_test(sample, options, persistence.child(piece)), {}};
+    o.measures = measure_response(o.run);
+    record_run(results, o);
+    std::cout << to_string(family) << " k_N = " << stiffness_label(k) << ": eps_a "
+              << o.measures.final_axial_strain << ", peak " << o.measures.peak << ", "
+              << o.measures.mean_step_seconds << " s per step"
+              << (o.run.failure.empty() ? "" : ", stopped: " + o.run.failure) << "; test "
+              << ++progress.done << "/" << progress.tests << " done, "
+              << duration_text(now_seconds() - progress.started) << " in this process" << std::endl;
+    outcomes.push_back(std::move(o));
   }
-  results.measure(f + "load steps moving a particle beyond the collision margin",
-                  static_cast<double>(guarded), "", "the driver's displacement guard");
-  results.measure(f + "largest particle motion in a load step", largest, "m");
-  results.measure(f + "peak deviatoric stress over the steps the guard did not flag",
-                  unflagged_peak, "N/m^2",
-                  "the single-step spikes of the peak come with many particles beyond the margin");
-  results.measure(f + "deepest overlap at the start of a load step", overlap, "m");
-  results.measure(f + "largest dynamic force of a load step / (sigma_3 d)",
-                  o.run.contact_force_scale > 0.0 ? dynamic / o.run.contact_force_scale : 0.0, "",
-                  "how far a load step is from the static equilibrium of eq. 4.16");
-  results.measure(f + "kinetic relaxation steps", static_cast<double>(relaxations), "",
-                  "after load steps whose dynamic forces exceeded 1e-2 sigma_3 d");
-  results.measure(f + "solves accepted at the IPM's numerical limit",
-                  static_cast<double>(limit_solves), "",
-                  "rounding stalled the Newton steps with the core's residuals within the "
-                  "tolerance (QuasiStaticReport::solved)");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    // --resume: README.md, "Resuming from checkpoints".
-    const bool resume = take_flag(argc, argv, "--resume");
-    const moreau::ExperimentArguments args =
-        moreau::ExperimentArguments::parse(argc, argv, "biaxial_compression");
-    const Persistence persistence =
-        experiment_persistence(args.output_directory, args.full(), resume, std::cout);
-    const double started = now_seconds();
-    int tests_done = 0;
-    const int tests = 3 * static_cast<int>(scale_of(args).stiffnesses.size());
-    ExperimentResults results("biaxial_compression", args.scale,
-                              moreau::Reference::load(args.reference_directory));
-    const Scale scale = scale_of(args);
-    const double diameter = moreau::ShapeFamilyOptions{}.mean_diameter;
-    for (double k : scale.stiffnesses)
-      if (!std::isinf(k))
-        results.measure("characteristic overlap sigma_3 d / k_N at k_N = " + stiffness_label(k),
-                        kConfiningStress * diameter / k, "m", "d = 1 m mean diameter");
-    // Diagnostics and parallel runs (README.md "Resuming from checkpoints"):
-    // MOREAU_BIAXIAL_ONLY=PREFIX runs only the curves whose checkpoint name (e.g.
-    // non_convex_kinf) starts with PREFIX, and the samples they need; the checks are then not
-    // evaluated and no results.json is written.
-    const std::string only =
-        std::getenv("MOREAU_BIAXIAL_ONLY") ? std::getenv("MOREAU_BIAXIAL_ONLY") : "";
-    const auto selected = [&](const std::string& piece) { return piece.starts_with(only); };
-    std::vector<Outcome> outcomes;
-    for (Family family : {Family::disk, Family::angular, Family::non_convex}) {
-      bool any = false;
-      for (double k : scale.stiffnesses)
-        any = any || selected(to_string(family) + "_k" + stiffness_label(k));
-      if (!any) continue;
-      SampleOptions sample_options;
-      sample_options.family = family;
-      sample_options.count = scale.count;
-      sample_options.stress = kConfiningStress;
-      sample_options.settle_time = scale.settle_time;
-      sample_options.max_servo_steps = scale.max_servo_steps;
-      const Sample sample =
-          prepare_sample(sample_options, persistence.child(to_string(family) + "_sample"));
-      record_sample(results, sample);
-      std::cout << to_string(family) << ": settled in " << sample.settle_steps << " + "
-                << sample.consolidation_steps << " steps, " << sample.settle_seconds << " s"
-                << (sample.consolidated ? "" : ", consolidation without equilibrium") << std::endl;
-      for (double k : scale.stiffnesses) {
-        TestOptions options;
-        options.k_normal = k;
-        options.friction = kFriction;
-        options.wall_friction = kWallFriction;
-        options.confining_stress = kConfiningStress;
-        options.load_steps = scale.load_steps;
-        options.consolidation_steps = 0;
-        const std::string piece = to_string(family) + "_k" + stiffness_label(k);
-        if (!selected(piece)) continue;
-        Outcome o{family, k, run_biaxial_test(sample, options, persistence.child(piece)), {}};
-        o.measures = measure_response(o.run);
-        record_run(results, o);
-        std::cout << to_string(family) << " k_N = " << stiffness_label(k) << ": eps_a "
-                  << o.measures.final_axial_strain << ", peak " << o.measures.peak << ", "
-                  << o.measures.mean_step_seconds << " s per step"
-                  << (o.run.failure.empty() ? "" : ", stopped: " + o.run.failure) << "; test "
-                  << ++tests_done << "/" << tests << " done, "
-                  << duration_text(now_seconds() - started) << " in this process" << std::endl;
-        outcomes.push_back(std::move(o));
-      }
-    }
-    write_curves(args.output_directory + "/curves.csv", outcomes);
-    if (!only.empty()) {
-      std::cout << "MOREAU_BIAXIAL_ONLY=" << only << ": " << outcomes.size()
-                << " curves, checks not evaluated (curves.csv written)" << std::endl;
-      return 0;
-    }
-    results.add_file("curves.csv", "raw");
-    run_checks(results, outcomes);
-    results.add_file("biaxial_compression.png", "figure");
-    results.write(args.output_directory);
-    return results.exit_code();
-  } catch (const std::exception& e) {
-    std::cerr << "biaxial_compression: error: " << e.what() << "\n";
-    return 2;
-  }
+  // README.md "Resuming from checkpoints": --resume continues every piece from its checkpoint;
+  // --only PREFIX runs only the curves whose piece name (e.g. non_convex_kinf) starts with
+  // PREFIX, and the samples they need, for runs in parallel: the checks are then not evaluated
+  // and no results.json is written.
+  bool resume = false;
+  std::string only;
+  moreau::ExperimentOptions own;
+  own.flag("--resume", resume, "continue each piece from its latest checkpoint");
+  own.option("--only", only,
+             "run only the curves whose piece name starts with PREFIX (no checks, no "
+             "results.json)")
+      .named("PREFIX");
+  return moreau::run_experiment(
+      argc, argv, "biaxial_compression", own,
+      [&](const moreau::ExperimentArguments& args, ExperimentResults& results) {
+        const Persistence persistence =
+            experiment_persistence(args.output_directory, args.full(), resume, std::cout);
+        const Scale scale = scale_of(args);
+        Progress progress;
+        progress.tests = 3 * static_cast<int>(scale.stiffnesses.size());
+        const double diameter = moreau::ShapeFamilyOptions{}.mean_diameter;
+        for (double k : scale.stiffnesses)
+          if (!std::isinf(k))
+            results.measure("characteristic overlap sigma_3 d / k_N at k_N = " + stiffness_label(k),
+                            kConfiningStress * diameter / k, "m", "d = 1 m mean diameter");
+        const auto selected = [&](const std::string& piece) { return piece.starts_with(only); };
+        std::vector<Outcome> outcomes;
+        for (Family family : {Family::disk, Family::angular, Family::non_convex})
+          run_family(results, outcomes, family, scale, persistence, selected, progress);
+        write_curves(args.output_directory, outcomes);
+        if (!only.empty()) {
+          std::cout << "--only " << only << ": " << outcomes.size()
+                    << " curves, checks not evaluated (curves.csv written)" << std::endl;
+          return moreau::RunEnd::part_without_results;
+        }
+        results.add_file("curves.csv", "raw");
+        run_checks(results, outcomes);
+        results.add_file("biaxial_compression.png", "figure");
+        return moreau::RunEnd::checked;
+      });
 }

@@ -74,19 +74,6 @@ void check_header(const fs::path& path, const json& state, const std::string& ki
 
 }  // namespace
 
-bool take_flag(int& argc, char** argv, const std::string& flag) {
-  bool found = false;
-  int kept = 1;
-  for (int i = 1; i < argc; ++i) {
-    if (argv[i] == flag)
-      found = true;
-    else
-      argv[kept++] = argv[i];
-  }
-  argc = kept;
-  return found;
-}
-
 Persistence experiment_persistence(const std::string& output_directory, bool full, bool resume,
                                    std::ostream& progress) {
   Persistence p;

@@ -42,9 +42,6 @@ struct Interrupted : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Removes `flag` (e.g. "--resume") from the command line; returns whether it was there.
-bool take_flag(int& argc, char** argv, const std::string& flag);
-
 // The persistence of an experiment's output directory: checkpoints under
 // <output>/checkpoints/<piece>/ (Persistence::child) at the full scale always, at the quick scale
 // when resuming; progress lines on `progress` at the full scale.

@@ -3,7 +3,6 @@
 // depends on the solver. Compatible CD (Alg. 1) and a stiff penalty DEM pick the elastic one.
 // See README.md for the scene and the choices made.
 #include <cmath>
-#include <fstream>
 #include <iostream>
 #include <limits>
 #include <string>
@@ -11,7 +10,7 @@
 
 #include "moreau/core/error.hpp"
 #include "moreau/dem/dem_stepper.hpp"
-#include "moreau/harness/results.hpp"
+#include "moreau/harness/experiment.hpp"
 #include "moreau/integrator/semi_implicit_euler.hpp"
 #include "moreau/solver/projected_gauss_seidel.hpp"
 #include "moreau/solver/solver_registry.hpp"
@@ -152,87 +151,101 @@ double max_relative_deviation(const std::vector<double>& forces, double expected
   return worst;
 }
 
+// The five runs of the experiment.
+struct Runs {
+  Outcome natural, middle_first, apgd, stiff_middle, dem;
+};
+
+// The solver statistics of every run (README.md, "Measures").
+void measure_runs(ExperimentResults& results, const Runs& r) {
+  for (const Outcome* o : {&r.natural, &r.middle_first, &r.apgd, &r.stiff_middle}) {
+    results.measure(o->method + ": solver iterations over the run",
+                    static_cast<double>(o->total_iterations), "");
+    results.measure(o->method + ": merit at the last step", o->last_merit, "");
+    results.measure(o->method + ": compatible CD augmented-Lagrangian iterations",
+                    o->compatible_stats.outer_iterations, "");
+    results.measure(o->method + ": compatible CD APGD iterations (all subproblems)",
+                    o->compatible_stats.inner_iterations, "");
+    results.measure(o->method + ": compatible CD equilibrium residual",
+                    o->compatible_stats.equilibrium_residual, "");
+  }
+  results.measure("DEM: steps to settle", static_cast<double>(r.dem.total_iterations), "");
+  results.measure("DEM: platform speed at the end", r.dem.final_speed, "m/s");
+}
+
+// Olsen & Kamrin Sec. 8.1: classic CD's splits depend on the solver; compatible CD and the DEM
+// pick the elastic one.
+void check_supports(ExperimentResults& results, const Runs& r) {
+  const Outcome& natural = r.natural;
+  const Outcome& middle_first = r.middle_first;
+  const Outcome& apgd = r.apgd;
+  const Outcome& stiff_middle = r.stiff_middle;
+  const Outcome& dem = r.dem;
+  const double equal_share = kWeight / 3.0;
+  results.check("pgs_natural_split_deviation",
+                max_relative_deviation(natural.support_force, equal_share),
+                "largest |f_i - w/3| / (w/3) over the three supports");
+  results.check("pgs_natural_total", sum(natural.support_force));
+  results.check("pgs_middle_first_middle", middle_first.support_force[1]);
+  results.check(
+      "pgs_middle_first_outer",
+      std::max(std::abs(middle_first.support_force[0]), std::abs(middle_first.support_force[2])),
+      "larger of the two outer support forces");
+  const char* side[3] = {"left", "middle", "right"};
+  for (int k = 0; k < 3; ++k) {
+    results.check(std::string("apgd_") + side[k], apgd.support_force[k]);
+    results.check(std::string("compatible_after_pgs_") + side[k], natural.compatible_force[k],
+                  "post-processing of PGS in natural order");
+    results.check(std::string("compatible_after_apgd_") + side[k], apgd.compatible_force[k]);
+    results.check(std::string("compatible_stiff_middle_") + side[k],
+                  stiff_middle.compatible_force[k]);
+    results.check(std::string("dem_stiff_middle_") + side[k], dem.support_force[k],
+                  "elastic force at rest");
+  }
+  results.check("static_at_end",
+                natural.final_speed < 1e-9 && middle_first.final_speed < 1e-9 &&
+                    apgd.final_speed < 1e-9 && stiff_middle.final_speed < 1e-9 &&
+                    dem.final_speed < 1e-9,
+                "platform speed below 1e-9 m/s at the last step for every method");
+}
+
+// The support forces of every method beside the analytic splits, for the figure.
+void write_support_forces(ExperimentResults& results, const std::string& directory, const Runs& r) {
+  const double equal_share = kWeight / 3.0;
+  const char* side[3] = {"left", "middle", "right"};
+  CsvTable out(results, directory, "support_forces.csv",
+               {CsvTable::quoted("method"), "support", "x", "force"});
+  auto write = [&](const std::string& method, const std::vector<double>& forces) {
+    for (int k = 0; k < 3; ++k) out.row(method, side[k], 0.5 * kLength * k, forces[k]);
+  };
+  write("analytic, uniform", {equal_share, equal_share, equal_share});
+  write("PGS natural order", r.natural.support_force);
+  write("PGS middle first", r.middle_first.support_force);
+  write("APGD", r.apgd.support_force);
+  write("compatible CD after PGS", r.natural.compatible_force);
+  write("compatible CD after APGD", r.apgd.compatible_force);
+  write("analytic, k~ = (1, 3, 1)", {2.0, 6.0, 2.0});
+  write("compatible CD, k~ = (1, 3, 1)", r.stiff_middle.compatible_force);
+  write("DEM Hookean, k~ = (1, 3, 1)", r.dem.support_force);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    const ExperimentArguments args = ExperimentArguments::parse(argc, argv, "indeterminate_beam");
-    ExperimentResults results("indeterminate_beam", args.scale,
-                              Reference::load(args.reference_directory));
-    const double equal_share = kWeight / 3.0;
-
-    const Outcome natural =
-        run_classic("PGS natural order", "pgs", ContactOrder::natural, Stiffness::uniform);
-    const Outcome middle_first =
-        run_classic("PGS middle first", "pgs", ContactOrder::custom, Stiffness::uniform);
-    const Outcome apgd = run_classic("APGD", "apgd", ContactOrder::natural, Stiffness::uniform);
-    const Outcome stiff_middle =
-        run_classic("APGD, k~ = (1, 3, 1)", "apgd", ContactOrder::natural, Stiffness::stiff_middle);
-    const Outcome dem = run_dem(Stiffness::stiff_middle);
-
-    for (const Outcome* o : {&natural, &middle_first, &apgd, &stiff_middle}) {
-      results.measure(o->method + ": solver iterations over the run",
-                      static_cast<double>(o->total_iterations), "");
-      results.measure(o->method + ": merit at the last step", o->last_merit, "");
-      results.measure(o->method + ": compatible CD augmented-Lagrangian iterations",
-                      o->compatible_stats.outer_iterations, "");
-      results.measure(o->method + ": compatible CD APGD iterations (all subproblems)",
-                      o->compatible_stats.inner_iterations, "");
-      results.measure(o->method + ": compatible CD equilibrium residual",
-                      o->compatible_stats.equilibrium_residual, "");
-    }
-    results.measure("DEM: steps to settle", static_cast<double>(dem.total_iterations), "");
-    results.measure("DEM: platform speed at the end", dem.final_speed, "m/s");
-
-    results.check("pgs_natural_split_deviation",
-                  max_relative_deviation(natural.support_force, equal_share),
-                  "largest |f_i - w/3| / (w/3) over the three supports");
-    results.check("pgs_natural_total", sum(natural.support_force));
-    results.check("pgs_middle_first_middle", middle_first.support_force[1]);
-    results.check(
-        "pgs_middle_first_outer",
-        std::max(std::abs(middle_first.support_force[0]), std::abs(middle_first.support_force[2])),
-        "larger of the two outer support forces");
-    const char* side[3] = {"left", "middle", "right"};
-    for (int k = 0; k < 3; ++k) {
-      results.check(std::string("apgd_") + side[k], apgd.support_force[k]);
-      results.check(std::string("compatible_after_pgs_") + side[k], natural.compatible_force[k],
-                    "post-processing of PGS in natural order");
-      results.check(std::string("compatible_after_apgd_") + side[k], apgd.compatible_force[k]);
-      results.check(std::string("compatible_stiff_middle_") + side[k],
-                    stiff_middle.compatible_force[k]);
-      results.check(std::string("dem_stiff_middle_") + side[k], dem.support_force[k],
-                    "elastic force at rest");
-    }
-    results.check("static_at_end",
-                  natural.final_speed < 1e-9 && middle_first.final_speed < 1e-9 &&
-                      apgd.final_speed < 1e-9 && stiff_middle.final_speed < 1e-9 &&
-                      dem.final_speed < 1e-9,
-                  "platform speed below 1e-9 m/s at the last step for every method");
-
-    std::ofstream out(args.output_directory + "/support_forces.csv");
-    out << "method,support,x,force\n";
-    out.precision(17);
-    auto write = [&](const std::string& method, const std::vector<double>& forces) {
-      for (int k = 0; k < 3; ++k)
-        out << "\"" << method << "\"," << side[k] << "," << 0.5 * kLength * k << "," << forces[k]
-            << "\n";
-    };
-    write("analytic, uniform", {equal_share, equal_share, equal_share});
-    write("PGS natural order", natural.support_force);
-    write("PGS middle first", middle_first.support_force);
-    write("APGD", apgd.support_force);
-    write("compatible CD after PGS", natural.compatible_force);
-    write("compatible CD after APGD", apgd.compatible_force);
-    write("analytic, k~ = (1, 3, 1)", {2.0, 6.0, 2.0});
-    write("compatible CD, k~ = (1, 3, 1)", stiff_middle.compatible_force);
-    write("DEM Hookean, k~ = (1, 3, 1)", dem.support_force);
-    results.add_file("support_forces.csv", "raw");
-    results.add_file("support_forces.png", "figure");
-    results.write(args.output_directory);
-    return results.exit_code();
-  } catch (const std::exception& e) {
-    std::cerr << "indeterminate_beam: error: " << e.what() << "\n";
-    return 2;
-  }
+  return run_experiment(
+      argc, argv, "indeterminate_beam",
+      [](const ExperimentArguments& args, ExperimentResults& results) {
+        const Runs runs{
+            run_classic("PGS natural order", "pgs", ContactOrder::natural, Stiffness::uniform),
+            run_classic("PGS middle first", "pgs", ContactOrder::custom, Stiffness::uniform),
+            run_classic("APGD", "apgd", ContactOrder::natural, Stiffness::uniform),
+            run_classic("APGD, k~ = (1, 3, 1)", "apgd", ContactOrder::natural,
+                        Stiffness::stiff_middle),
+            run_dem(Stiffness::stiff_middle)};
+        measure_runs(results, runs);
+        check_supports(results, runs);
+        write_support_forces(results, args.output_directory, runs);
+        results.add_file("support_forces.png", "figure");
+        return RunEnd::checked;
+      });
 }

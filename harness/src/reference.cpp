@@ -38,6 +38,47 @@ bool ReferenceValue::applies_to(const std::string& scale) const {
   return scales.empty() || std::find(scales.begin(), scales.end(), scale) != scales.end();
 }
 
+double PublishedData::at(const std::string& row, const std::string& column) const {
+  const auto r = std::find(row_names.begin(), row_names.end(), row);
+  if (r == row_names.end()) throw InputError(path + ": data." + name + ": no row '" + row + "'");
+  const auto c = std::find(columns.begin(), columns.end(), column);
+  if (c == columns.end())
+    throw InputError(path + ": data." + name + ": no column '" + column + "'");
+  return rows[r - row_names.begin()][c - columns.begin()];
+}
+
+namespace {
+
+// The "data" tables of expected.json (PublishedData); throws InputError naming the table.
+std::map<std::string, PublishedData> load_data(const nlohmann::ordered_json& doc,
+                                               const std::string& path) {
+  std::map<std::string, PublishedData> tables;
+  if (!doc.contains("data")) return tables;
+  for (const auto& [name, node] : doc.at("data").items()) {
+    const std::string where = path + ": data." + name;
+    PublishedData table;
+    table.name = name;
+    table.path = path;
+    for (const char* key : {"source", "columns", "rows"})
+      if (!node.contains(key)) throw InputError(where + ": missing '" + key + "'");
+    table.source = node.at("source").get<std::string>();
+    table.columns = node.at("columns").get<std::vector<std::string>>();
+    if (!node.at("rows").is_object()) throw InputError(where + ".rows: an object of rows by name");
+    for (const auto& [row, cells] : node.at("rows").items()) {
+      std::vector<double> numbers = cells.get<std::vector<double>>();
+      if (numbers.size() != table.columns.size())
+        throw InputError(where + ".rows." + row + ": " + std::to_string(numbers.size()) +
+                         " numbers for " + std::to_string(table.columns.size()) + " columns");
+      table.row_names.push_back(row);
+      table.rows.push_back(std::move(numbers));
+    }
+    tables[name] = std::move(table);
+  }
+  return tables;
+}
+
+}  // namespace
+
 Reference Reference::load(const std::string& directory) {
   Reference reference;
   reference.path_ = directory + "/expected.json";
@@ -115,10 +156,17 @@ Reference Reference::load(const std::string& directory) {
       reference.index_[name] = reference.values_.size();
       reference.values_.push_back(value);
     }
+    reference.data_ = load_data(doc, path);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(path + ": wrong type: " + e.what());
   }
   return reference;
+}
+
+const PublishedData& Reference::data(const std::string& name) const {
+  const auto it = data_.find(name);
+  if (it == data_.end()) throw InputError(path_ + ": no data named '" + name + "'");
+  return it->second;
 }
 
 const ReferenceValue& Reference::get(const std::string& name) const {

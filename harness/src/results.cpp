@@ -2,13 +2,16 @@
 
 #include <omp.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "moreau/core/error.hpp"
 #include "moreau/harness/provenance.hpp"
@@ -112,44 +115,151 @@ CheckResult judge(const ReferenceValue& reference, const std::string& scale, dou
   return result;
 }
 
-ExperimentArguments ExperimentArguments::parse(int argc, char** argv,
-                                               const std::string& experiment) {
+ExperimentOptions& ExperimentOptions::flag(const std::string& name, bool& value,
+                                           const std::string& help) {
+  Declared declared;
+  declared.name = name;
+  declared.help = help;
+  declared.flag = &value;
+  declared_.push_back(std::move(declared));
+  return *this;
+}
+
+ExperimentOptions& ExperimentOptions::choices(std::vector<std::string> allowed) {
+  if (declared_.empty() || declared_.back().flag != nullptr)
+    throw InputError("ExperimentOptions::choices: no option declared before it");
+  std::string name;
+  for (const std::string& c : allowed) name += (name.empty() ? "" : "|") + c;
+  declared_.back().choices = std::move(allowed);
+  declared_.back().value_name = name;
+  return *this;
+}
+
+ExperimentOptions& ExperimentOptions::named(std::string value_name) {
+  if (declared_.empty() || declared_.back().flag != nullptr)
+    throw InputError("ExperimentOptions::named: no option declared before it");
+  declared_.back().value_name = std::move(value_name);
+  return *this;
+}
+
+ExperimentOptions& ExperimentOptions::within(double low, double high) {
+  if (declared_.empty() || !(declared_.back().whole || declared_.back().number))
+    throw InputError("ExperimentOptions::within: no number option declared before it");
+  declared_.back().low = low;
+  declared_.back().high = high;
+  return *this;
+}
+
+void ExperimentOptions::describe(Declared& declared, const std::string*) {
+  declared.value_name = "TEXT";
+}
+void ExperimentOptions::describe(Declared& declared, const long*) {
+  declared.value_name = "N";
+  declared.whole = true;
+}
+void ExperimentOptions::describe(Declared& declared, const int*) {
+  declared.value_name = "N";
+  declared.whole = true;
+}
+void ExperimentOptions::describe(Declared& declared, const double*) {
+  declared.value_name = "X";
+  declared.number = true;
+}
+
+namespace {
+
+std::string number_text(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.15g", x);
+  return text;
+}
+
+// What a declared option accepts, in words: "disk, angular or non_convex", "a whole number >= 1".
+std::string accepted(const ExperimentOptions::Declared& d) {
+  if (!d.choices.empty()) {
+    std::string words;
+    for (std::size_t i = 0; i < d.choices.size(); ++i)
+      words += (i == 0 ? "" : i + 1 == d.choices.size() ? " or " : ", ") + d.choices[i];
+    return words;
+  }
+  std::string words = d.whole ? "a whole number" : d.number ? "a number" : "a text";
+  const bool low = std::isfinite(d.low), high = std::isfinite(d.high);
+  if (low && high) return words + " from " + number_text(d.low) + " to " + number_text(d.high);
+  if (low) return words + " >= " + number_text(d.low);
+  if (high) return words + " <= " + number_text(d.high);
+  return words;
+}
+
+// Whether `text` is a value the option accepts (its choices, its type, its range).
+bool acceptable(const ExperimentOptions::Declared& d, const std::string& text) {
+  if (!d.choices.empty())
+    return std::find(d.choices.begin(), d.choices.end(), text) != d.choices.end();
+  if (!d.whole && !d.number) return true;
+  std::size_t used = 0;
+  double x = std::numeric_limits<double>::quiet_NaN();
+  try {
+    x = d.whole ? static_cast<double>(std::stol(text, &used)) : std::stod(text, &used);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return used == text.size() && std::isfinite(x) && d.low <= x && x <= d.high;
+}
+
+// Checks and stores the value of a declared option; throws InputError naming the option.
+void assign(const ExperimentOptions::Declared& d, const std::string& text) {
+  const std::string refused = d.name + ": expected " + accepted(d) + ", got '" + text + "'";
+  if (!acceptable(d, text)) throw InputError(refused);
+  try {
+    d.assign(text);
+  } catch (const std::invalid_argument&) {
+    throw InputError(refused);
+  } catch (const std::out_of_range&) {
+    throw InputError(refused);
+  }
+}
+
+}  // namespace
+
+ExperimentArguments ExperimentArguments::parse(int argc, char** argv, const std::string& experiment,
+                                               const ExperimentOptions& own) {
   ExperimentArguments args;
-  for (int i = 1; i < argc; ++i) {
-    const std::string key = argv[i];
-    if (key == "--help" || key == "-h") {
-      std::cout << "usage: " << experiment
-                << " [--scale quick|full] --reference DIR --output DIR [--threads N]\n"
-                   "Runs the experiment, checks it against DIR/expected.json and writes\n"
-                   "results.json, raw CSV data and figures' data to the output directory.\n";
-      std::exit(0);
-    }
-    if (i + 1 >= argc) throw InputError(experiment + ": option " + key + " needs a value");
-    const std::string value = argv[++i];
-    if (key == "--scale") {
-      if (value != "quick" && value != "full")
-        throw InputError(experiment + ": --scale must be quick or full, got " + value);
-      args.scale = value;
-    } else if (key == "--reference") {
-      args.reference_directory = value;
-    } else if (key == "--output") {
-      args.output_directory = value;
-    } else if (key == "--threads") {
-      std::size_t used = 0;
-      try {
-        args.threads = std::stoi(value, &used);
-      } catch (const std::exception&) {
-        used = 0;
+  std::optional<std::string> reference, output;
+  ExperimentOptions common;
+  common.option("--scale", args.scale, "quick: the smaller run of README.md; full: the paper's")
+      .choices({"quick", "full"});
+  common.option("--reference", reference, "directory of expected.json (required)").named("DIR");
+  common.option("--output", output, "directory of results.json and the raw data (required)")
+      .named("DIR");
+  common.option("--threads", args.threads, "OpenMP threads (default: OpenMP's)").within(1);
+  CLI::App app(
+      "Runs the experiment, checks it against DIR/expected.json and writes results.json,\n"
+      "raw CSV data and figures' data to the output directory.",
+      experiment);
+  for (const ExperimentOptions* options : {&std::as_const(common), &own}) {
+    for (const ExperimentOptions::Declared& d : options->declared()) {
+      if (d.flag != nullptr) {
+        app.add_flag(d.name, *d.flag, d.help);
+        continue;
       }
-      if (used != value.size() || args.threads < 1)
-        throw InputError(experiment + ": --threads must be a positive integer, got " + value);
-    } else {
-      throw InputError(experiment + ": unknown option " + key);
+      app.add_option_function<std::string>(
+             d.name, [&d](const std::string& text) { assign(d, text); }, d.help)
+          ->type_name(d.value_name);
     }
   }
-  if (args.reference_directory.empty())
-    throw InputError(experiment + ": --reference DIR is required");
-  if (args.output_directory.empty()) throw InputError(experiment + ": --output DIR is required");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    std::exit(0);
+  } catch (const CLI::ParseError& e) {
+    throw InputError(experiment + ": " + e.what());
+  } catch (const InputError& e) {
+    throw InputError(experiment + ": " + e.what());
+  }
+  if (!reference) throw InputError(experiment + ": --reference DIR is required");
+  if (!output) throw InputError(experiment + ": --output DIR is required");
+  args.reference_directory = *reference;
+  args.output_directory = *output;
   start_run(argc, argv);
   if (args.threads > 0) omp_set_num_threads(args.threads);
   std::filesystem::create_directories(args.output_directory);

@@ -6,13 +6,17 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "moreau/core/error.hpp"
+#include "moreau/harness/experiment.hpp"
 #include "moreau/harness/results.hpp"
+#include "moreau/harness/table.hpp"
 
 namespace moreau {
 
@@ -252,6 +256,165 @@ BOOST_AUTO_TEST_CASE(every_reference_entry_can_fail_and_can_pass) {
   BOOST_TEST_MESSAGE(entries << " entries at their scales in " << experiments.size()
                              << " experiments probed, " << flagged << " flagged");
   BOOST_TEST(experiments.size() >= 10u);
+}
+
+// Parses `words` (the program name first) as an experiment's command line.
+ExperimentArguments parse_words(std::vector<std::string> words, const ExperimentOptions& own = {}) {
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  return ExperimentArguments::parse(static_cast<int>(argv.size()), argv.data(), "toy", own);
+}
+
+// The InputError message of parsing `words`, "" when it parses.
+std::string refusal(std::vector<std::string> words, const ExperimentOptions& own = {}) {
+  try {
+    parse_words(std::move(words), own);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+BOOST_AUTO_TEST_CASE(an_experiment_declares_its_own_options_beside_the_common_ones) {
+  const std::string out =
+      (fs::temp_directory_path() / "moreau_harness_test" / "arguments").string();
+  bool resume = false;
+  std::optional<std::string> family;
+  std::optional<double> mu;
+  long count = 7;
+  int iterations = 2000;
+  ExperimentOptions own;
+  own.flag("--resume", resume, "continue");
+  own.option("--family", family, "one family").choices({"disk", "angular"});
+  own.option("--friction", mu, "one release").choices({"0.5", "0"});
+  own.option("--particles", count, "particles").within(16);
+  own.option("--iterations", iterations, "iterations").within(1, 1e9);
+  const ExperimentArguments args =
+      parse_words({"toy", "--scale", "full", "--reference", "ref", "--output", out, "--threads",
+                   "1", "--resume", "--family", "disk", "--friction", "0.5", "--particles", "20"},
+                  own);
+  BOOST_TEST(args.full());
+  BOOST_TEST(args.reference_directory == "ref");
+  BOOST_TEST(args.output_directory == out);
+  BOOST_TEST(args.threads == 1);
+  BOOST_TEST(resume);
+  BOOST_TEST(family.value_or("") == "disk");
+  BOOST_TEST(mu.value_or(-1.0) == 0.5);
+  BOOST_TEST(count == 20);
+  BOOST_TEST(iterations == 2000);  // not given: its default
+
+  const std::vector<std::string> common = {"toy", "--reference", "ref", "--output", out};
+  const auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> words = common;
+    words.insert(words.end(), extra.begin(), extra.end());
+    return refusal(words, own);
+  };
+  BOOST_TEST(with({}) == "");
+  BOOST_TEST(with({"--colour", "red"}).find("--colour") != std::string::npos);
+  BOOST_TEST(with({"--family", "cube"}) == "toy: --family: expected disk or angular, got 'cube'");
+  BOOST_TEST(with({"--friction", "0.25"}) == "toy: --friction: expected 0.5 or 0, got '0.25'");
+  BOOST_TEST(with({"--particles", "8"}) ==
+             "toy: --particles: expected a whole number >= 16, got '8'");
+  BOOST_TEST(with({"--iterations", "2.5"}).find("--iterations: expected a whole number") !=
+             std::string::npos);
+  BOOST_TEST(with({"--threads", "0"}).find("--threads: expected a whole number >= 1") !=
+             std::string::npos);
+  BOOST_TEST(with({"--scale", "medium"}) == "toy: --scale: expected quick or full, got 'medium'");
+  BOOST_TEST(refusal({"toy", "--output", out}) == "toy: --reference DIR is required");
+  BOOST_TEST(refusal({"toy", "--reference", "ref"}) == "toy: --output DIR is required");
+  BOOST_TEST(refusal({"toy", "--reference", "ref", "--output", out, "--resume"}).find("--resume") !=
+             std::string::npos);  // not declared by this experiment
+}
+
+BOOST_AUTO_TEST_CASE(a_table_writes_its_declared_columns_and_registers_its_file) {
+  const fs::path directory = fs::temp_directory_path() / "moreau_harness_test" / "table";
+  const Reference reference = Reference::load(write_reference("table").string());
+  ExperimentResults results("toy", "quick", reference);
+  {
+    CsvTable table(results, directory.string(), "rows.csv",
+                   {"run", CsvTable::quoted("method"), "value", "count", "flag", "note"});
+    table.row("a", "PGS", 0.1, 3, true, "x, y");
+    table.row("b", "say \"hi\"", 1.0 / 3.0, -1L, false, "");
+    BOOST_CHECK_THROW(table.row("too", "few"), InputError);
+    CsvTable six(directory.string(), "six.csv", {"x"}, 6);
+    six.row(1.0 / 3.0);
+  }
+  std::ifstream in(directory / "rows.csv");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  BOOST_TEST(text ==
+             "run,method,value,count,flag,note\n"
+             "a,\"PGS\",0.10000000000000001,3,1,\"x, y\"\n"
+             "b,\"say \"\"hi\"\"\",0.33333333333333331,-1,0,\n");
+  std::ifstream in_six(directory / "six.csv");
+  const std::string six((std::istreambuf_iterator<char>(in_six)), std::istreambuf_iterator<char>());
+  BOOST_TEST(six == "x\n0.333333\n");
+  results.write(directory.string());
+  std::ifstream json(directory / "results.json");
+  const std::string written((std::istreambuf_iterator<char>(json)),
+                            std::istreambuf_iterator<char>());
+  BOOST_TEST(written.find("\"rows.csv\"") != std::string::npos);
+  BOOST_TEST(written.find("\"six.csv\"") == std::string::npos);  // not registered
+}
+
+// A reference directory whose expected.json holds `data` beside one value.
+fs::path write_data_reference(const std::string& name, const std::string& data) {
+  const fs::path directory = fs::temp_directory_path() / "moreau_harness_test" / name;
+  fs::create_directories(directory);
+  std::ofstream(directory / "expected.json") << R"({"experiment": "toy", "values": {
+      "speed": {"comparison": "relative", "published": 1.0, "tolerance": 0.01,
+                "source": "test", "reason": "test"}}, "data": )"
+                                             << data << "}";
+  return directory;
+}
+
+BOOST_AUTO_TEST_CASE(published_data_is_read_from_the_reference_by_row_and_column) {
+  const std::string table_2 =
+      R"({"table_2": {"source": "Table 2", "columns": ["iterations", "cpu"],)"
+      R"( "rows": {"sbp": [305, 2.92], "eal": [158, 2.43]}}})";
+  const Reference reference = Reference::load(write_data_reference("data", table_2).string());
+  const PublishedData& table = reference.data("table_2");
+  BOOST_TEST(table.source == "Table 2");
+  BOOST_TEST(table.at("eal", "cpu") == 2.43);
+  BOOST_TEST(table.at("sbp", "iterations") == 305.0);
+  BOOST_TEST((table.row_names == std::vector<std::string>{"sbp", "eal"}));  // the file's order
+  BOOST_CHECK_THROW(table.at("ebp", "cpu"), InputError);
+  BOOST_CHECK_THROW(table.at("sbp", "seconds"), InputError);
+  BOOST_CHECK_THROW(reference.data("table_3"), InputError);
+  const std::string short_row =
+      R"({"t": {"source": "s", "columns": ["a", "b"], "rows": {"x": [1]}}})";
+  const std::string no_source = R"({"t": {"columns": ["a"], "rows": {"x": [1]}}})";
+  BOOST_CHECK_THROW(Reference::load(write_data_reference("data_short", short_row).string()),
+                    InputError);
+  BOOST_CHECK_THROW(Reference::load(write_data_reference("data_no_source", no_source).string()),
+                    InputError);
+}
+
+BOOST_AUTO_TEST_CASE(run_experiment_writes_results_as_the_body_ends_it) {
+  const fs::path reference = write_reference("run_experiment");
+  const fs::path out = fs::temp_directory_path() / "moreau_harness_test" / "run_experiment_out";
+  const auto run = [&](RunEnd end, bool fail) {
+    fs::remove_all(out);
+    std::vector<std::string> words = {"toy", "--reference", reference.string(), "--output",
+                                      out.string()};
+    std::vector<char*> argv;
+    for (std::string& w : words) argv.push_back(w.data());
+    return run_experiment(static_cast<int>(argv.size()), argv.data(), "toy",
+                          [&](const ExperimentArguments&, ExperimentResults& results) {
+                            if (fail) throw InputError("refused");
+                            results.check("speed", 1.0);
+                            results.check("known", 1.0);
+                            results.check("known_at_quick", 1.0);
+                            return end;
+                          });
+  };
+  BOOST_TEST(run(RunEnd::checked, false) == 0);
+  BOOST_TEST(fs::exists(out / "results.json"));
+  BOOST_TEST(run(RunEnd::part, false) == 0);
+  BOOST_TEST(fs::exists(out / "results.json"));
+  BOOST_TEST(run(RunEnd::part_without_results, false) == 0);
+  BOOST_TEST(!fs::exists(out / "results.json"));
+  BOOST_TEST(run(RunEnd::checked, true) == 2);
+  BOOST_TEST(!fs::exists(out / "results.json"));
 }
 
 }  // namespace

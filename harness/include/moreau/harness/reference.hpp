@@ -1,7 +1,8 @@
 #pragma once
 // Published values of an experiment, read from reference/<name>/expected.json. Each entry
 // carries the value, how it is compared, its tolerance, its source in the paper and the
-// reason for the tolerance. Experiments never hold expected values in their code.
+// reason for the tolerance; beside them the published numbers the experiment reads without
+// checking them ("data"). Experiments never hold published values in their code.
 #include <map>
 #include <string>
 #include <vector>
@@ -40,12 +41,28 @@ struct ReferenceValue {
   std::string known_difference_at(const std::string& scale) const;
 };
 
+// Published numbers an experiment builds its runs or reports from without checking them (the
+// sizes of a paper's test problems, the columns of its tables), by name: in expected.json,
+// "data": {"<name>": {"source": ..., "columns": [...], "rows": {"<row>": [numbers], ...}}}.
+struct PublishedData {
+  std::string name;
+  std::string source;  // paper, section, table or figure
+  std::vector<std::string> columns;
+  std::vector<std::string> row_names;
+  std::vector<std::vector<double>> rows;  // a number per column
+  std::string path;                       // of the expected.json, for the messages
+  // The number in row `row`, column `column`; throws InputError naming the file for either
+  // absent.
+  double at(const std::string& row, const std::string& column) const;
+};
+
 class Reference {
  public:
   // Throws InputError naming the file and entry for a missing or malformed field.
   static Reference load(const std::string& directory);
   const ReferenceValue& get(const std::string& name) const;  // throws InputError if absent
   const std::vector<ReferenceValue>& values() const { return values_; }
+  const PublishedData& data(const std::string& name) const;  // throws InputError if absent
   const std::string& experiment() const { return experiment_; }
 
  private:
@@ -53,6 +70,7 @@ class Reference {
   std::string path_;
   std::vector<ReferenceValue> values_;
   std::map<std::string, std::size_t> index_;
+  std::map<std::string, PublishedData> data_;
 };
 
 }  // namespace moreau

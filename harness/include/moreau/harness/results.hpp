@@ -3,7 +3,9 @@
 // value, tolerance, source and verdict, plus unchecked measurements (timings, counts), the raw
 // data and figure files it produced, and the provenance of the run (commit, date, machine,
 // threads, wall time, command).
+#include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,17 +50,85 @@ struct Measurement {
   std::string note;
 };
 
+// An experiment's own command-line options, declared beside the common ones: each a name
+// ("--family"), a help text and the variable its typed value goes to. ExperimentArguments::parse
+// reads them with the common ones before anything runs (a malformed value is an InputError
+// naming the option), and --help lists them all.
+class ExperimentOptions {
+ public:
+  // --name alone sets `value` to true.
+  ExperimentOptions& flag(const std::string& name, bool& value, const std::string& help);
+  // --name VALUE, converted to the type of `value`: text (std::string), a whole number (int,
+  // long) or a finite number (double); a std::optional of one is left empty unless given.
+  template <class T>
+  ExperimentOptions& option(const std::string& name, T& value, const std::string& help);
+  // Of the option declared last: the texts its value may be (empty: any of its type).
+  ExperimentOptions& choices(std::vector<std::string> allowed);
+  // Of the option declared last: the name of its value in --help ("DIR", "PREFIX").
+  ExperimentOptions& named(std::string value_name);
+  // Of the option declared last (a number): the least and greatest values it may be.
+  ExperimentOptions& within(double low, double high = std::numeric_limits<double>::infinity());
+
+  struct Declared {
+    std::string name;
+    std::string help;
+    std::string value_name;  // "N", "X", "TEXT", or the choices as a|b|c; empty for a flag
+    bool* flag = nullptr;
+    std::vector<std::string> choices;
+    double low = -std::numeric_limits<double>::infinity();
+    double high = std::numeric_limits<double>::infinity();
+    bool whole = false, number = false;
+    // Stores the value given as text, which has passed the checks above.
+    std::function<void(const std::string&)> assign;
+  };
+  const std::vector<Declared>& declared() const { return declared_; }
+
+ private:
+  // The text of a value that has passed the checks, as the type of the variable.
+  static void convert(const std::string& text, std::string& value) { value = text; }
+  static void convert(const std::string& text, long& value) { value = std::stol(text); }
+  static void convert(const std::string& text, int& value) { value = std::stoi(text); }
+  static void convert(const std::string& text, double& value) { value = std::stod(text); }
+  template <class T>
+  static void convert(const std::string& text, std::optional<T>& value) {
+    convert(text, value.emplace());
+  }
+  static void describe(Declared& declared, const std::string*);
+  static void describe(Declared& declared, const long*);
+  static void describe(Declared& declared, const int*);
+  static void describe(Declared& declared, const double*);
+  template <class T>
+  static void describe(Declared& declared, const std::optional<T>*) {
+    describe(declared, static_cast<const T*>(nullptr));
+  }
+  std::vector<Declared> declared_;
+};
+
+template <class T>
+ExperimentOptions& ExperimentOptions::option(const std::string& name, T& value,
+                                             const std::string& help) {
+  Declared declared;
+  declared.name = name;
+  declared.help = help;
+  describe(declared, &value);
+  declared.assign = [&value](const std::string& text) { convert(text, value); };
+  declared_.push_back(std::move(declared));
+  return *this;
+}
+
 // Command-line arguments every experiment takes: --scale quick|full, --reference DIR,
-// --output DIR, --threads N. Parsing also starts the run's wall clock and keeps its command
-// line for the provenance of results.json.
+// --output DIR, --threads N, --help; and the experiment's own (ExperimentOptions). Parsing also
+// starts the run's wall clock and keeps its command line for the provenance of results.json.
 struct ExperimentArguments {
   std::string scale = "quick";
   std::string reference_directory;
   std::string output_directory;
   int threads = 0;  // 0 = OpenMP default
   bool full() const { return scale == "full"; }
-  // Throws InputError for unknown or missing arguments.
-  static ExperimentArguments parse(int argc, char** argv, const std::string& experiment);
+  // Throws InputError for unknown, malformed or missing arguments, naming the option; --help
+  // prints every option with its help text and exits.
+  static ExperimentArguments parse(int argc, char** argv, const std::string& experiment,
+                                   const ExperimentOptions& own = {});
 };
 
 class ExperimentResults {
@@ -81,6 +151,7 @@ class ExperimentResults {
   // No check failed and no known-difference flag is stale.
   bool all_passed() const;
   const std::vector<CheckResult>& checks() const { return checks_; }
+  const Reference& reference() const { return reference_; }
   // Every reference entry with its verdict at this scale, in the reference's order: the
   // recorded checks, entries of other scales and entries never checked as not evaluated.
   std::vector<CheckResult> verdicts() const;

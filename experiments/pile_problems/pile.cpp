@@ -1,0 +1,212 @@
+#include "pile.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <numbers>
+#include <optional>
+#include <random>
+#include <string>
+
+#include "moreau/integrator/shake_stepper.hpp"
+#include "moreau/io/scene.hpp"
+#include "moreau/model/shape.hpp"
+#include "moreau/solver/apgd.hpp"
+#include "moreau/solver/solver_registry.hpp"
+
+#ifndef MOREAU_PILE_CACHE
+#define MOREAU_PILE_CACHE ""
+#endif
+
+namespace pile_problems {
+
+using namespace moreau;
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Settling (README.md): SHAKE with APGD, h = 2 ms; the pile is settled when no sphere moves
+// faster than kSettledSpeed (2 mm per 10 ms step, 1/6 of the smallest radius per second).
+constexpr double kSettleStep = 2e-3;
+constexpr double kSettleTolerance = 1e-3;
+constexpr int kSettleIterations = 150;
+constexpr double kSettledSpeed = 0.02;    // m/s
+constexpr double kPackingFraction = 0.6;  // to size the container: height ~ side
+constexpr unsigned kSeed = 2015;          // std::mt19937, + pile size
+constexpr int kCacheVersion = 3;          // bump when the generator or the settling changes
+
+// E[r^3] of r uniform in [a, b], for the mean sphere volume.
+double mean_cubed_radius() {
+  return (std::pow(kRadiusMax, 4) - std::pow(kRadiusMin, 4)) / (4.0 * (kRadiusMax - kRadiusMin));
+}
+
+// Square box with open top whose settled pile is about as high as it is wide.
+double container_side(int spheres) {
+  const double volume = spheres * 4.0 / 3.0 * std::numbers::pi * mean_cubed_radius();
+  return std::cbrt(volume / kPackingFraction);
+}
+
+// Square box with open top (the scene format's container generator: five fixed half-spaces),
+// gravity and mu = 0.25 between every pair of bodies.
+World empty_box(double side) {
+  const nlohmann::json box = {
+      {"steps", 0},
+      {"gravity", {0.0, -kGravity, 0.0}},
+      {"friction", {{"default", kMu}}},
+      {"generators",
+       {{{"type", "container"}, {"min", {0.0, 0.0, 0.0}}, {"max", {side, side, side}}}}}};
+  return parse_scene(box, "pile container").world;
+}
+
+// Initial state: radii uniform in [8, 16] mm on a square lattice that fills the box from the
+// floor up, spacing at least one largest diameter plus 1 mm, every other layer shifted by half
+// a spacing (so that spheres fall into the gaps below, not onto the sphere below), each sphere
+// moved at random within its cell's clearance and given a random horizontal velocity of up to
+// 0.5 m/s per component: without it the lattice falls as one block and lands as stable
+// columns of non-rotating spheres instead of a random packing.
+Pile initial_pile(int spheres) {
+  Pile pile;
+  pile.spheres = spheres;
+  pile.side = container_side(spheres);
+  const double pitch = 2.0 * kRadiusMax + 1e-3;
+  const int per_row = std::max(1, static_cast<int>(pile.side / pitch - 0.5));
+  const double spacing = pile.side / (per_row + 0.5);
+  std::mt19937 generator(kSeed + static_cast<unsigned>(spheres));
+  std::uniform_real_distribution<double> radius(kRadiusMin, kRadiusMax);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  const double clearance = 0.5 * (spacing - 2.0 * kRadiusMax);
+  for (int k = 0; k < spheres; ++k) {
+    const int layer = k / (per_row * per_row), i = (k / per_row) % per_row, j = k % per_row;
+    const double shift = layer % 2 == 0 ? 0.5 : 1.0;
+    const double r = radius(generator);
+    const double x = (i + shift) * spacing + clearance * unit(generator);
+    const double z = (j + shift) * spacing + clearance * unit(generator);
+    const Vec3 velocity(0.5 * unit(generator), 0.0, 0.5 * unit(generator));
+    pile.grains.push_back({Vec3(x, kRadiusMax + 5e-4 + layer * pitch, z), velocity, r});
+  }
+  return pile;
+}
+
+std::unique_ptr<ContactSolver> settle_solver() {
+  ApgdOptions options;
+  options.tolerance = kSettleTolerance;
+  options.max_iterations = kSettleIterations;
+  options.record_history = false;
+  return make_solver("apgd", options);
+}
+
+double max_speed(const World& world) {
+  double worst = 0.0;
+  for (const RigidBody& b : world.bodies)
+    if (b.is_dynamic()) worst = std::max(worst, b.linear_velocity.norm());
+  return worst;
+}
+
+// Settles the pile under gravity with nonsmooth SHAKE. The collision margin covers one step's
+// approach at the largest fall speed sqrt(2 g H0), so that no pair closes unseen.
+void settle(Pile& pile) {
+  World world = pile_world(pile);
+  double top = 0.0;
+  for (const Sphere3& g : pile.grains) top = std::max(top, g.position.y());
+  const double fall_speed = std::sqrt(2.0 * kGravity * top);
+  ShakeOptions options;
+  options.time_step = kSettleStep;
+  options.collision.margin = std::max(kPotentialContactDistance, 1.2 * kSettleStep * fall_speed);
+  ShakeStepper stepper(world, options, settle_solver());
+  const long min_steps = static_cast<long>(1.5 * std::sqrt(2.0 * top / kGravity) / kSettleStep);
+  const long max_steps = min_steps + static_cast<long>(2.0 / kSettleStep);  // 2 s more at most
+  const Clock::time_point start = Clock::now();
+  long step = 0;
+  while (step < max_steps) {
+    stepper.step();
+    ++step;
+    if (step >= min_steps && max_speed(world) < kSettledSpeed) break;
+  }
+  pile.settle_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  pile.settle_steps = step;
+  pile.final_max_speed = max_speed(world);
+  int k = 0;
+  for (const RigidBody& b : world.bodies) {
+    if (!b.is_dynamic()) continue;
+    pile.grains[k].position = b.position;
+    pile.grains[k].velocity = b.linear_velocity;
+    ++k;
+  }
+}
+
+fs::path cache_path(int spheres) {
+  const std::string directory = MOREAU_PILE_CACHE;
+  if (directory.empty()) return {};
+  return fs::path(directory) /
+         ("pile_" + std::to_string(spheres) + "_seed" + std::to_string(kSeed) + "_v" +
+          std::to_string(kCacheVersion) + ".txt");
+}
+
+std::optional<Pile> read_cache(int spheres) {
+  const fs::path path = cache_path(spheres);
+  if (path.empty() || !fs::exists(path)) return std::nullopt;
+  std::ifstream in(path);
+  Pile pile;
+  in >> pile.spheres >> pile.side >> pile.settle_steps >> pile.settle_seconds >>
+      pile.final_max_speed;
+  for (int k = 0; in && k < spheres; ++k) {
+    Sphere3 g;
+    in >> g.position.x() >> g.position.y() >> g.position.z() >> g.velocity.x() >> g.velocity.y() >>
+        g.velocity.z() >> g.radius;
+    pile.grains.push_back(g);
+  }
+  if (!in || pile.spheres != spheres || static_cast<int>(pile.grains.size()) != spheres) {
+    std::cerr << "pile_problems: ignoring the unreadable cache file " << path << "\n";
+    return std::nullopt;
+  }
+  pile.from_cache = true;
+  return pile;
+}
+
+void write_cache(const Pile& pile) {
+  const fs::path path = cache_path(pile.spheres);
+  if (path.empty()) return;
+  fs::create_directories(path.parent_path());
+  std::ofstream out(path);
+  out << std::setprecision(17) << pile.spheres << " " << pile.side << " " << pile.settle_steps
+      << " " << pile.settle_seconds << " " << pile.final_max_speed << "\n";
+  for (const Sphere3& g : pile.grains)
+    out << g.position.x() << " " << g.position.y() << " " << g.position.z() << " " << g.velocity.x()
+        << " " << g.velocity.y() << " " << g.velocity.z() << " " << g.radius << "\n";
+}
+
+}  // namespace
+
+World pile_world(const Pile& pile) {
+  World world = empty_box(pile.side);
+  for (const Sphere3& g : pile.grains) {
+    const MassProperties mass = mass_properties(Sphere{g.radius}, kDensity, Dimension::three);
+    RigidBody body;
+    body.name = "grain";
+    body.rotation_locked = true;  // Kleinert's non-rotating spheres
+    body.shape.geometry = Sphere{g.radius};
+    body.mass = mass.mass;
+    body.inertia_body = mass.inertia;
+    body.position = g.position;
+    body.linear_velocity = g.velocity;
+    world.add_body(body);
+  }
+  return world;
+}
+
+Pile settled_pile(int spheres) {
+  if (std::optional<Pile> cached = read_cache(spheres)) return *cached;
+  Pile pile = initial_pile(spheres);
+  settle(pile);
+  write_cache(pile);
+  return pile;
+}
+
+}  // namespace pile_problems

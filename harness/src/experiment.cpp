@@ -1,0 +1,28 @@
+#include "moreau/harness/experiment.hpp"
+
+#include <exception>
+#include <iostream>
+
+namespace moreau {
+
+int run_experiment(int argc, char** argv, const std::string& experiment,
+                   const ExperimentOptions& own, const ExperimentBody& body) {
+  try {
+    const ExperimentArguments args = ExperimentArguments::parse(argc, argv, experiment, own);
+    ExperimentResults results(experiment, args.scale, Reference::load(args.reference_directory));
+    const RunEnd end = body(args, results);
+    if (end == RunEnd::part_without_results) return 0;
+    results.write(args.output_directory);
+    return end == RunEnd::part ? 0 : results.exit_code();
+  } catch (const std::exception& e) {
+    std::cerr << experiment << ": error: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+int run_experiment(int argc, char** argv, const std::string& experiment,
+                   const ExperimentBody& body) {
+  return run_experiment(argc, argv, experiment, ExperimentOptions{}, body);
+}
+
+}  // namespace moreau
