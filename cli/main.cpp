@@ -39,8 +39,8 @@ int main(int argc, char** argv) {
           " (`moreau solvers` says what each solves)");
   run->add_option_function<std::string>(
       "--scheme", [&](const std::string& value) { overrides.scheme = value; },
-      "Time-stepping scheme: semi_implicit_euler, theta, impulse_velocity or dem (replaces "
-      "integrator.scheme of the scene)");
+      "Time-stepping scheme (replaces integrator.scheme of the scene): " +
+          moreau::cli::known_scheme_names());
   run->add_option_function<std::string>(
       "-m,--method", [&](const std::string& value) { overrides.method = value; },
       "The older spelling of --scheme: cd (semi_implicit_euler) or dem");

@@ -193,11 +193,9 @@ class StepSelection {
 Scheme scheme_from_option(const std::string& option, const std::string& name) {
   const std::vector<std::string> names = scheme_names();
   const auto it = std::find(names.begin(), names.end(), name);
-  if (it == names.end()) {
-    std::string known;
-    for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
-    throw InputError(option + ": unknown scheme \"" + name + "\"; expected one of: " + known);
-  }
+  if (it == names.end())
+    throw InputError(option + ": unknown scheme \"" + name +
+                     "\"; expected one of: " + known_scheme_names());
   return static_cast<Scheme>(it - names.begin());
 }
 
@@ -205,9 +203,9 @@ Scheme scheme_from_option(const std::string& option, const std::string& name) {
 void apply_overrides(Scene& scene, const RunOverrides& overrides) {
   if (overrides.method) {
     if (*overrides.method != "cd" && *overrides.method != "dem")
-      throw InputError("--method: unknown method \"" + *overrides.method +
-                       "\"; expected cd or dem (or use --scheme with one of: "
-                       "semi_implicit_euler, theta, impulse_velocity, dem)");
+      throw InputError(
+          "--method: unknown method \"" + *overrides.method +
+          "\"; expected cd or dem (or use --scheme with one of: " + known_scheme_names() + ")");
     scene.scheme = *overrides.method == "cd" ? Scheme::semi_implicit_euler : Scheme::dem;
   }
   if (overrides.scheme) scene.scheme = scheme_from_option("--scheme", *overrides.scheme);
@@ -280,7 +278,7 @@ int run_scene(const std::string& scene_path, const RunOverrides& overrides) {
     if (!stepper.exports_problems())
       throw InputError("--export-fclib: scheme \"" + stepper.scheme() +
                        "\" builds no contact problem of the exported form (use "
-                       "semi_implicit_euler or impulse_velocity)");
+                       "semi_implicit_euler, impulse_velocity, shake or rattle)");
     const StepSelection selection(*overrides.export_fclib);
     exporter.emplace(make_output_directory(directory / "fclib"), "Moreau scene " + scene.source,
                      [selection](long step) { return selection.contains(step); });
@@ -352,6 +350,12 @@ void check_scene(const std::string& scene_path) {
   std::cout << "  output: " << scene.output.directory << " every " << scene.output.every
             << " steps (" << (scene.output.csv ? "csv" : "no csv") << ", "
             << (scene.output.vtk ? "vtk" : "no vtk") << ")\n";
+}
+
+std::string known_scheme_names() {
+  std::string known;
+  for (const std::string& name : scheme_names()) known += (known.empty() ? "" : ", ") + name;
+  return known;
 }
 
 std::string known_solver_names() {

@@ -36,6 +36,8 @@ void check_scene(const std::string& scene_path);
 void list_solvers();
 // The registered solvers' names, comma separated (for --help).
 std::string known_solver_names();
+// The schemes' names, comma separated (for --help).
+std::string known_scheme_names();
 // The scene's option tables as the first four columns of the tables of docs/scene-format.md.
 void print_schema();
 

@@ -73,25 +73,26 @@ CdRun run_cd(int base, Variant variant, const std::string& solver, long steps, d
   if (!report.solver_stats.converged)
     std::cerr << solver << ": last step stopped (" << to_string(report.solver_stats.termination)
               << ") at merit " << report.solver_stats.merit << "\n";
-  run.truss = report.compatible_stats;
+  run.truss = compatible_result(report).stats;
   run.classic.name = solver == "apgd" ? "APGD" : "PGS";
   run.classic.forces = cd_forces(report, report.impulses);
   run.classic.floor = floor_reaction(run.classic.forces, world, base_bodies);
   run.classic.seconds = classic_seconds;
   run.compatible.name = "compatible CD after " + run.classic.name;
-  run.compatible.forces = cd_forces(report, report.compatible_impulses);
+  run.compatible.forces = cd_forces(report, compatible_result(report).impulses);
   run.compatible.floor = floor_reaction(run.compatible.forces, world, base_bodies);
-  run.compatible.seconds = report.compatible_stats.wall_seconds;
+  run.compatible.seconds = compatible_result(report).stats.wall_seconds;
   if (compare_truss_solvers) {
     SemiImplicitEulerStepper probe(before_last_step, options, make_solver(solver, solver_options));
     compatible.truss.method = TrussMethod::augmented_lagrangian;
     probe.set_compatible(compatible);
     const StepReport& alm = probe.step();
-    run.augmented_lagrangian = alm.compatible_stats;
-    run.solver_difference = alm.compatible_impulses.size() == report.compatible_impulses.size()
-                                ? (alm.compatible_impulses - report.compatible_impulses).norm() /
-                                      report.compatible_impulses.norm()
-                                : std::numeric_limits<double>::infinity();
+    run.augmented_lagrangian = compatible_result(alm).stats;
+    run.solver_difference =
+        compatible_result(alm).impulses.size() == compatible_result(report).impulses.size()
+            ? (compatible_result(alm).impulses - compatible_result(report).impulses).norm() /
+                  compatible_result(report).impulses.norm()
+            : std::numeric_limits<double>::infinity();
   }
   for (const RigidBody& b : world.bodies)
     run.final_speed = std::max(run.final_speed, b.linear_velocity.norm());

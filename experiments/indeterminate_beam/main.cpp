@@ -115,10 +115,10 @@ Outcome run_classic(const std::string& method, const std::string& solver, Contac
   for (std::size_t i = 0; i < 3; ++i) {
     const int support = report.contacts[i].body_a;  // supports are bodies 0, 1, 2 by x
     outcome.support_force[support] = report.impulses(i) / kTimeStep;  // f = r / dt
-    outcome.compatible_force[support] = report.compatible_impulses(i) / kTimeStep;
+    outcome.compatible_force[support] = compatible_result(report).impulses(i) / kTimeStep;
   }
   outcome.last_merit = report.solver_stats.merit;
-  outcome.compatible_stats = report.compatible_stats;
+  outcome.compatible_stats = compatible_result(report).stats;
   outcome.final_speed = world.bodies[3].velocity().norm();
   return outcome;
 }

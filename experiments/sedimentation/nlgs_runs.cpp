@@ -55,13 +55,13 @@ Outcome run(const std::string& label, const World& initial, LocalMethod method, 
                 0,        0.0,
                 0.0,      static_cast<double>(std::clock() - step_start) / CLOCKS_PER_SEC,
                 "not_run"};
-    if (report.nlgs) {
-      row.iterations = report.nlgs->common.iterations;
-      row.epsilon_glob = report.nlgs->epsilon_glob;
-      row.max_penetration = report.nlgs->max_penetration;
-      row.termination = to_string(report.nlgs->common.termination);
-      if (!report.nlgs->common.converged) ++out.unconverged_steps;
-      if (last) out.last = *report.nlgs;
+    if (const NlgsStats* nlgs = nlgs_stats(report)) {
+      row.iterations = nlgs->common.iterations;
+      row.epsilon_glob = nlgs->epsilon_glob;
+      row.max_penetration = nlgs->max_penetration;
+      row.termination = to_string(nlgs->common.termination);
+      if (!nlgs->common.converged) ++out.unconverged_steps;
+      if (last) out.last = *nlgs;
     }
     out.rows.push_back(row);
   }
@@ -74,7 +74,8 @@ NlgsStats probe(const World& state, LocalMethod method, double alpha, const Sett
   World world = state;
   ThetaStepper stepper(world, theta_options(s), make_nlgs(method, alpha, s));
   const StepReport& report = stepper.step();
-  return report.nlgs ? *report.nlgs : NlgsStats{};
+  const NlgsStats* nlgs = nlgs_stats(report);
+  return nlgs ? *nlgs : NlgsStats{};
 }
 
 double max_overlap(const World& world) {

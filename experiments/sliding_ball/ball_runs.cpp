@@ -66,13 +66,13 @@ Outcome run(const Scene& scene, LocalMethod method, double alpha, Dimension dime
                   contact_point.norm(),
                   0.0,
                   0};
-    if (report.nlgs) {
-      sample.epsilon_glob = report.nlgs->epsilon_glob;
-      sample.iterations = report.nlgs->common.iterations;
-      out.newton_unconverged += report.nlgs->newton_unconverged;
-      if (!report.nlgs->common.converged) ++out.unconverged_steps;
-      if (s == kHistoryStep || s == steps) out.histories.emplace_back(s, report.nlgs->history);
-      out.last = *report.nlgs;
+    if (const NlgsStats* nlgs = nlgs_stats(report)) {
+      sample.epsilon_glob = nlgs->epsilon_glob;
+      sample.iterations = nlgs->common.iterations;
+      out.newton_unconverged += nlgs->newton_unconverged;
+      if (!nlgs->common.converged) ++out.unconverged_steps;
+      if (s == kHistoryStep || s == steps) out.histories.emplace_back(s, nlgs->history);
+      out.last = *nlgs;
     }
     out.solve_cpu_seconds += report.solve_cpu_seconds;
     out.samples.push_back(sample);

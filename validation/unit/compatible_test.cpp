@@ -160,12 +160,12 @@ BOOST_DATA_TEST_CASE(DeterminateColumnKeepsClassicForces, kMethods, method) {
   for (int s = 0; s < 20; ++s) stepper.step();
   const StepReport& report = stepper.last_report();
   BOOST_TEST_REQUIRE(report.contacts.size() == 4u);
-  BOOST_TEST(report.compatible_stats.converged);
+  BOOST_TEST(compatible_result(report).stats.converged);
   for (std::size_t i = 0; i < 4; ++i) {
     const Contact& c = report.contacts[i];
     const int lower = std::min(c.body_a, c.body_b);  // floor is body 0, spheres 1..4 bottom-up
     const double carried = (4 - lower) * 2.0 * 10.0;
-    BOOST_TEST(std::abs(report.compatible_impulses(i) / options.time_step - carried) <=
+    BOOST_TEST(std::abs(compatible_result(report).impulses(i) / options.time_step - carried) <=
                1e-6 * carried);
   }
 }
@@ -215,9 +215,9 @@ BOOST_DATA_TEST_CASE(InteriorPointAgreesWithAugmentedLagrangian,
     auto probe = test::euler_stepper(copy, options);
     probe.set_compatible(compatible);
     const StepReport& report = probe.step();
-    BOOST_TEST(report.compatible_stats.converged);
+    BOOST_TEST(compatible_result(report).stats.converged);
     BOOST_TEST(report.contacts.size() > static_cast<std::size_t>(2 * (base - 1)));
-    forces.push_back(report.compatible_impulses);
+    forces.push_back(compatible_result(report).impulses);
   }
   // Both stop at 1e-10 equilibrium and optimality on the scaled problem; 1e-8 relative
   // leaves room for the conditioning of the network (loads grow down the pile).

@@ -571,7 +571,7 @@ BOOST_AUTO_TEST_CASE(compatible_forces_are_a_last_column) {
   report.time = 0.001;
   report.contacts = {Contact{}, Contact{}};
   report.impulses = Eigen::Vector2d(0.004, 0.006);
-  report.compatible_impulses = Eigen::Vector2d(0.002, 0.008);
+  report.set_details(CompatibleSolve{Eigen::Vector2d(0.002, 0.008), {}});
   const double dt = 1e-3;
   std::stringstream csv;
   write_contact_csv_header(csv, /*compatible=*/true);
@@ -822,10 +822,10 @@ BOOST_AUTO_TEST_CASE(beam_scene_carries_2_6_2_with_both_methods) {
   BOOST_REQUIRE(report.contacts.size() == 3u);
   for (std::size_t i = 0; i < 3; ++i) {
     const int support = report.contacts[i].body_a;  // the disks are bodies 0, 1, 2
-    BOOST_TEST(
-        report.compatible_impulses(static_cast<long>(i)) / cd.semi_implicit_euler.time_step ==
-            expected[support],
-        boost::test_tools::tolerance(1e-6));
+    BOOST_TEST(compatible_result(report).impulses(static_cast<long>(i)) /
+                       cd.semi_implicit_euler.time_step ==
+                   expected[support],
+               boost::test_tools::tolerance(1e-6));
   }
 
   Scene dem = beam_scene("dem");

@@ -414,7 +414,7 @@ void DemStepper::fill_report(StepReport& report) const {
   report.solver_stats = SolverStats{};
   report.solver_stats.termination = Termination::not_run;
   report.solver_stats.converged = true;
-  report.details = DemStepDetails{rebuilds_, stable_time_step_, contacts_requested_};
+  report.set_details(DemStepDetails{rebuilds_, stable_time_step_, contacts_requested_});
   report.contacts.clear();
   report.impulses.resize(0);
   if (!contacts_requested_) return;
@@ -459,6 +459,12 @@ double DemStepper::max_speed() const {
   for (const RigidBody& b : world_.bodies)
     if (b.is_dynamic()) speed = std::max(speed, b.linear_velocity.norm());
   return speed;
+}
+
+const DemStepDetails& dem_details(const StepReport& report) {
+  const auto* details = report.find_details<DemStepDetails>();
+  if (!details) throw InputError("dem_details: the report is not of a DEM step");
+  return *details;
 }
 
 }  // namespace moreau

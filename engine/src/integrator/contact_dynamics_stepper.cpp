@@ -77,8 +77,9 @@ void ContactDynamicsStepper::solve(StepState& state, VecX& impulses, StepReport&
     report.solver_stats.termination = Termination::not_run;
     report.solver_stats.converged = true;
   } else if (const auto* nlgs = dynamic_cast<const NlgsSolver*>(solver_.get())) {
-    report.nlgs = nlgs->solve_with_terms(state.problem, impulses);
-    report.solver_stats = report.nlgs->common;
+    NlgsStats stats = nlgs->solve_with_terms(state.problem, impulses);
+    report.solver_stats = stats.common;
+    report.set_details(std::move(stats));
   } else {
     report.solver_stats = solver_->solve(state.problem, impulses);
   }
@@ -151,5 +152,7 @@ const StepReport& ContactDynamicsStepper::step() {
   spare_contacts_ = std::move(report_.contacts);
   return finish_step(std::move(report));
 }
+
+const NlgsStats* nlgs_stats(const StepReport& report) { return report.find_details<NlgsStats>(); }
 
 }  // namespace moreau

@@ -86,9 +86,10 @@ void SemiImplicitEulerStepper::after_velocity_update(StepState& state, StepRepor
       compatibility_problem(world_, *state.system, report.contacts, state.velocity_start,
                             velocity_end, state.dt, options_.compatible.law);
   VecX forces = report.impulses / state.dt;
-  report.compatible_stats = solve_no_tension_truss(truss, options_.compatible.truss, forces);
-  report.compatible_impulses = state.dt * forces;
-  report.compatible_ran = true;
+  CompatibleSolve compatible;
+  compatible.stats = solve_no_tension_truss(truss, options_.compatible.truss, forces);
+  compatible.impulses = state.dt * forces;
+  report.set_details(std::move(compatible));
 }
 
 void SemiImplicitEulerStepper::update_positions(StepState& state) {
@@ -108,6 +109,16 @@ void SemiImplicitEulerStepper::update_positions(StepState& state) {
     if (!body.is_dynamic() || body.rotation_locked || world_.dimension == Dimension::two) continue;
     body.angular_velocity = body.inertia_world().ldlt().solve(angular_momentum[b]);
   }
+}
+
+const CompatibleSolve* compatible_solve(const StepReport& report) {
+  return report.find_details<CompatibleSolve>();
+}
+
+const CompatibleSolve& compatible_result(const StepReport& report) {
+  const CompatibleSolve* solve = compatible_solve(report);
+  if (!solve) throw InputError("compatible_result: the step did not run compatible CD");
+  return *solve;
 }
 
 }  // namespace moreau

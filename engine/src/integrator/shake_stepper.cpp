@@ -147,7 +147,7 @@ void ShakeStepper::after_velocity_update(StepState& state, StepReport& report) {
     // gamma^j = gamma_l^j + gamma_r^j (Kleinert Sec. 3.2).
     report.impulses += details.velocity_impulses;
   }
-  report.details = std::move(details);
+  report.set_details(std::move(details));
 }
 
 // Eq. 14a / 21a: q^{j+1} = q^j + h v^{j+1/2}; the world then keeps nu^{j+1} for RATTLE.
@@ -157,7 +157,7 @@ void ShakeStepper::update_positions(StepState& state) {
 }
 
 const ShakeStepDetails& shake_details(const StepReport& report) {
-  const auto* details = std::get_if<ShakeStepDetails>(&report.details);
+  const auto* details = report.find_details<ShakeStepDetails>();
   if (!details) throw InputError("shake_details: the report is not of a SHAKE or RATTLE step");
   return *details;
 }

@@ -92,7 +92,7 @@ void ThetaStepper::build_problem(StepState& state, std::vector<Contact> candidat
                                  StepReport& report) {
   const double theta = options_.theta;
   const int rows = state.rows;
-  report.details = ThetaStepDetails{static_cast<long>(candidates.size())};
+  report.set_details(ThetaStepDetails{static_cast<long>(candidates.size())});
   std::vector<Vec3> u_free, u_minus;
   for (const Contact& c : candidates) {
     const Vec3 free = relative_velocity(world_, c, state.velocity_free);
@@ -132,6 +132,12 @@ void ThetaStepper::build_problem(StepState& state, std::vector<Contact> candidat
 // eq. 2, second line: q_{k+1} = q_m + theta dt v_{k+1}.
 void ThetaStepper::update_positions(StepState& state) {
   integrate_positions(world_, options_.theta * state.dt);
+}
+
+const ThetaStepDetails& theta_details(const StepReport& report) {
+  const auto* details = report.find_details<ThetaStepDetails>();
+  if (!details) throw InputError("theta_details: the report is not of a theta step");
+  return *details;
 }
 
 }  // namespace moreau

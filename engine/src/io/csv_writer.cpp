@@ -3,10 +3,12 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <ostream>
 #include <system_error>
 
 #include "moreau/core/error.hpp"
+#include "moreau/integrator/semi_implicit_euler.hpp"
 
 namespace moreau {
 namespace {
@@ -79,6 +81,8 @@ void write_contact_csv_header(std::ostream& out, bool compatible) {
 void write_contact_csv_rows(std::ostream& out, const StepReport& report, double time_step,
                             bool compatible) {
   const int rows = report.rows_per_contact;
+  // A step that did not run the compatible solve (it was switched off for it) has no value.
+  const CompatibleSolve* solve = compatible ? compatible_solve(report) : nullptr;
   for (std::size_t i = 0; i < report.contacts.size(); ++i) {
     const Contact& contact = report.contacts[i];
     out << report.step << ',';
@@ -98,7 +102,8 @@ void write_contact_csv_rows(std::ostream& out, const StepReport& report, double 
     }
     if (compatible) {
       out << ',';
-      write_number(out, report.compatible_impulses(static_cast<long>(i)) / time_step);
+      write_number(out, solve ? solve->impulses(static_cast<long>(i)) / time_step
+                              : std::numeric_limits<double>::quiet_NaN());
     }
     out << '\n';
   }

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "moreau/fclib/step_export.hpp"
+#include "moreau/integrator/semi_implicit_euler.hpp"
 
 namespace moreau {
 namespace {
@@ -30,8 +31,9 @@ std::string short_number(double value) {
 }
 
 bool step_succeeded(const StepReport& report) {
+  const CompatibleSolve* compatible = compatible_solve(report);
   return contact_solve_succeeded(report.solver_stats) &&
-         (!report.compatible_ran || report.compatible_stats.converged);
+         (!compatible || compatible->stats.converged);
 }
 
 std::string step_failure_text(const StepReport& report) {
@@ -43,7 +45,7 @@ std::string step_failure_text(const StepReport& report) {
            " after " + std::to_string(stats.iterations) + " iterations, " + stats.criterion + " " +
            short_number(stats.criterion_value) + " (tolerance " + short_number(stats.tolerance) +
            ")" + (stats.criterion == "merit" ? "" : ", merit " + short_number(stats.merit));
-  const NoTensionTrussStats& truss = report.compatible_stats;
+  const NoTensionTrussStats& truss = compatible_solve(report)->stats;
   return where + "the compatible CD solver did not converge: " + truss.termination + " after " +
          std::to_string(truss.outer_iterations) + " outer iterations, equilibrium residual " +
          short_number(truss.equilibrium_residual);
@@ -72,8 +74,9 @@ void RunStatistics::on_step(const Stepper&, const StepReport& report) {
       stats.termination != Termination::not_run &&
       (!std::isfinite(stats.merit) ||
        (!stats.criterion.empty() && !std::isfinite(stats.criterion_value)));
+  const CompatibleSolve* compatible = compatible_solve(report);
   const bool truss_non_finite =
-      report.compatible_ran && !std::isfinite(report.compatible_stats.equilibrium_residual);
+      compatible && !std::isfinite(compatible->stats.equilibrium_residual);
   if (solver_non_finite || truss_non_finite) {
     ++non_finite_steps;
     if (first_non_finite_step < 0) first_non_finite_step = step;
@@ -85,8 +88,8 @@ void RunStatistics::on_step(const Stepper&, const StepReport& report) {
   solver_seconds += stats.wall_seconds;
   collision_seconds +=
       report.collision_stats.broad_phase_seconds + report.collision_stats.narrow_phase_seconds;
-  if (!report.compatible_ran) return;
-  const NoTensionTrussStats& truss = report.compatible_stats;
+  if (!compatible) return;
+  const NoTensionTrussStats& truss = compatible->stats;
   ++compatible_steps;
   if (!truss.converged) {
     ++compatible_non_converged_steps;
@@ -137,7 +140,7 @@ void ProgressReporter::on_start(const Stepper& stepper, long total_steps) {
 // The time left is estimated from the rate since the previous line, not the mean rate: the
 // cost of a step grows as a granular packing forms. A DEM step has no solver, so its line
 // leaves out iterations and merit.
-void ProgressReporter::on_step(const Stepper&, const StepReport& report) {
+void ProgressReporter::on_step(const Stepper& stepper, const StepReport& report) {
   const long step = report.step;
   const double interval = now_seconds() - last_time_;
   if (step >= total_ || interval < interval_) return;
@@ -145,12 +148,12 @@ void ProgressReporter::on_step(const Stepper&, const StepReport& report) {
   out_ << "moreau: step " << step << '/' << total_ << " ("
        << short_number(100.0 * static_cast<double>(step) / static_cast<double>(total_))
        << "%), t = " << short_number(report.time) << " s, contacts " << report.active_contacts;
-  if (!std::holds_alternative<DemStepDetails>(report.details))
+  if (stepper.scheme() != "dem")  // the DEM has no contact solver
     out_ << ", iterations " << report.solver_stats.iterations << ", merit "
          << short_number(report.solver_stats.merit);
-  if (report.compatible_ran)
-    out_ << ", compatible " << report.compatible_stats.outer_iterations << " outer iterations, "
-         << "residual " << short_number(report.compatible_stats.equilibrium_residual);
+  if (const CompatibleSolve* compatible = compatible_solve(report))
+    out_ << ", compatible " << compatible->stats.outer_iterations << " outer iterations, "
+         << "residual " << short_number(compatible->stats.equilibrium_residual);
   out_ << ", " << short_number(rate) << " steps/s, about "
        << short_number(static_cast<double>(total_ - step) / rate) << " s left\n";
   last_time_ = now_seconds();

@@ -156,12 +156,12 @@ const StepReport& VariationalStepper::step() {
   if (!options_.contact.rigid_tangential() && n > 0)
     history_.store(keys, contacts, variational::tangential_forces(solution, n));
   if (n == 0) history_.clear();
-  report.details = std::move(details);
+  report.set_details(std::move(details));
   return finish_step(std::move(report));
 }
 
 const VariationalStepDetails& variational_details(const StepReport& report) {
-  const auto* details = std::get_if<VariationalStepDetails>(&report.details);
+  const auto* details = report.find_details<VariationalStepDetails>();
   if (!details)
     throw InputError("variational_details: the report is not of a variational_theta step");
   return *details;

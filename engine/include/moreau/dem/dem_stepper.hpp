@@ -13,6 +13,17 @@
 
 namespace moreau {
 
+// What only the DEM reports (no contact solver: StepReport::solver_stats is not_run).
+struct DemStepDetails {
+  long neighbour_rebuilds = 0;    // Verlet-list rebuilds so far
+  double stable_time_step = 0.0;  // estimate at construction, s
+  // StepReport::contacts and impulses are filled only for the steps where they were asked
+  // for (Stepper::request_contacts): converting them costs more than a step on large packings.
+  bool contacts_filled = false;
+};
+// The DEM part of a report of DemStepper; throws InputError for another scheme's report.
+const DemStepDetails& dem_details(const StepReport& report);
+
 struct DemOptions {
   double time_step = 1e-6;  // s
   DemMaterialLaw law;

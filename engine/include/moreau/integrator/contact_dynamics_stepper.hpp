@@ -16,6 +16,7 @@
 #include "moreau/collision/collision_detector.hpp"
 #include "moreau/contact/contact_system.hpp"
 #include "moreau/integrator/stepper.hpp"
+#include "moreau/nlgs/nlgs_solver.hpp"
 
 namespace moreau {
 
@@ -89,5 +90,9 @@ class ContactDynamicsStepper : public Stepper {
   void solve(StepState& state, VecX& impulses, StepReport& report) const;
   void notify_problem(const StepState& state, const VecX& impulses, const StepReport& report);
 };
+
+// Dumont's eps_glob terms of a step whose solver is an NLGS (nlgs_solver.hpp); null for
+// another solver or a step without contacts.
+const NlgsStats* nlgs_stats(const StepReport& report);
 
 }  // namespace moreau

@@ -20,6 +20,17 @@ enum class ImpactLaw {
   restitution,
 };
 
+// The compatible CD post-processing of a step (Olsen & Kamrin Alg. 1): the impulse per
+// contact (one row each) and the truss solver's stats.
+struct CompatibleSolve {
+  VecX impulses;
+  NoTensionTrussStats stats;
+};
+// The compatible solve of a semi-implicit Euler step that ran it; null otherwise.
+const CompatibleSolve* compatible_solve(const StepReport& report);
+// The same for a step that must have run it: InputError otherwise.
+const CompatibleSolve& compatible_result(const StepReport& report);
+
 struct SemiImplicitEulerOptions {
   double time_step = 1e-3;  // s
   bool frictional = true;   // cone problem (rows = dimension) or frictionless LCP (1 row)

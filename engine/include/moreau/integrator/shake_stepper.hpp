@@ -49,6 +49,15 @@ enum class ShakeScheme {
 };
 std::string to_string(ShakeScheme scheme);
 
+// What only SHAKE and RATTLE report (Kleinert eq. 14-21).
+struct ShakeStepDetails {
+  VecX position_impulses;    // gamma_l^j of eq. 21c (= StepReport::impulses for SHAKE)
+  VecX velocity_impulses;    // gamma_r^j of eq. 21e per contact (zero for SHAKE and open ones)
+  long closed_contacts = 0;  // contacts of the RATTLE velocity CCP
+  SolverStats velocity_solver_stats;  // of the RATTLE velocity CCP (not_run for SHAKE)
+  VecX mean_velocities;               // v^{j+1/2} = (q^{j+1} - q^j) / h, 6 per body
+};
+
 struct ShakeOptions {
   double time_step = 1e-3;  // h, s
   ShakeScheme scheme = ShakeScheme::shake;

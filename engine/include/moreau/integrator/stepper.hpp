@@ -10,59 +10,16 @@
 //                             (variational/variational_stepper.hpp)
 // The three contact-dynamics schemes share one step pipeline (ContactDynamicsStepper,
 // contact_dynamics_stepper.hpp) and differ only in the hooks where their papers differ.
+#include <any>
 #include <functional>
-#include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "moreau/collision/collision_detector.hpp"
-#include "moreau/compatible/no_tension_truss.hpp"
-#include "moreau/conic/interior_point.hpp"
 #include "moreau/model/world.hpp"
-#include "moreau/nlgs/nlgs_solver.hpp"
 #include "moreau/solver/solver.hpp"
 
 namespace moreau {
-
-// What only the theta scheme reports: the contacts found at q_m within the margin, before the
-// free-motion gap filter keeps those that enter the problem (theta_stepper.hpp).
-struct ThetaStepDetails {
-  long candidate_contacts = 0;
-};
-
-// What only the DEM reports (no contact solver: StepReport::solver_stats is not_run).
-struct DemStepDetails {
-  long neighbour_rebuilds = 0;    // Verlet-list rebuilds so far
-  double stable_time_step = 0.0;  // estimate at construction, s
-  // StepReport::contacts and impulses are filled only for the steps where they were asked
-  // for (Stepper::request_contacts): converting them costs more than a step on large packings.
-  bool contacts_filled = false;
-};
-
-// What only SHAKE and RATTLE report (Kleinert eq. 14-21, shake_stepper.hpp).
-struct ShakeStepDetails {
-  VecX position_impulses;    // gamma_l^j of eq. 21c (= StepReport::impulses for SHAKE)
-  VecX velocity_impulses;    // gamma_r^j of eq. 21e per contact (zero for SHAKE and open ones)
-  long closed_contacts = 0;  // contacts of the RATTLE velocity CCP
-  SolverStats velocity_solver_stats;  // of the RATTLE velocity CCP (not_run for SHAKE)
-  VecX mean_velocities;               // v^{j+1/2} = (q^{j+1} - q^j) / h, 6 per body
-};
-
-// What only the variational theta scheme reports (Krabbenhoft/NURBS chapter eq. 4.15,
-// variational/variational_stepper.hpp).
-struct VariationalStepDetails {
-  VecX forces;  // (p, q) per contact, N (StepReport::impulses = dt forces)
-  // Per contact, the end-of-step normal gap g0 + dn (negative: the elastic overlap p / k_N)
-  // and the tangential displacement of the step dt, m.
-  VecX displacements;
-  VecX shear_history;              // q0 per contact, N (zero where none was carried)
-  long persistent_contacts = 0;    // contacts that carried a history from the last step
-  conic::InteriorPointStats interior_point;  // of the conic QP core
-};
-
-using SchemeDetails = std::variant<std::monostate, ThetaStepDetails, DemStepDetails,
-                                   ShakeStepDetails, VariationalStepDetails>;
 
 struct StepReport {
   long step = 0;
@@ -75,16 +32,28 @@ struct StepReport {
   int rows_per_contact = 1;
   long active_contacts = 0;  // contacts in the step (DEM: touching pairs, also when not filled)
   SolverStats solver_stats;  // termination not_run for a step without contacts and the DEM
-  std::optional<NlgsStats> nlgs;  // Dumont's eps_glob terms when the solver is an NLGS
   CollisionStats collision_stats;
   double solve_cpu_seconds = 0.0;  // process CPU time of the contact solve
-  // Compatible CD impulses per contact (one row each) and the truss solver's stats, when the
-  // semi-implicit Euler scheme runs its compatible post-processing (Olsen & Kamrin Alg. 1);
-  // compatible_ran is false (and the stats empty) otherwise.
-  bool compatible_ran = false;
-  VecX compatible_impulses;
-  NoTensionTrussStats compatible_stats;
-  SchemeDetails details;
+  // What a scheme or its solver reports beyond these fields, one value per type: read through
+  // the accessor next to the scheme (nlgs_stats(), compatible_solve(), theta_details(),
+  // dem_details(), shake_details(), variational_details()), so that this interface knows no
+  // scheme and no solver family.
+  std::vector<std::any> details;
+  template <class Details>
+  const Details* find_details() const {
+    for (const std::any& entry : details)
+      if (const auto* found = std::any_cast<Details>(&entry)) return found;
+    return nullptr;
+  }
+  template <class Details>
+  void set_details(Details value) {
+    for (std::any& entry : details)
+      if (std::any_cast<Details>(&entry)) {
+        entry = std::move(value);
+        return;
+      }
+    details.emplace_back(std::move(value));
+  }
   // Contact forces f = r / dt (Olsen & Kamrin eq. 13 with impulses over one step).
   VecX forces(double dt) const { return impulses / dt; }
 };

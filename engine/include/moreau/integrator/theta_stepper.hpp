@@ -28,6 +28,14 @@
 
 namespace moreau {
 
+// What only the theta scheme reports: the contacts found at q_m within the margin, before the
+// free-motion gap filter keeps those that enter the problem.
+struct ThetaStepDetails {
+  long candidate_contacts = 0;
+};
+// The theta part of a report of ThetaStepper; throws InputError for another scheme's report.
+const ThetaStepDetails& theta_details(const StepReport& report);
+
 struct ThetaOptions {
   double time_step = 1e-4;  // s
   // theta in [1/2, 1]; 1/2 is Dumont's algorithm (eq. 18 and q_{k+1} = q_{k+1/2} + dt/2 v_{k+1}).
@@ -39,7 +47,7 @@ struct ThetaOptions {
   void validate() const;  // throws InputError naming the field
 };
 
-// StepReport::details holds a ThetaStepDetails (the candidates found at q_m); the contacts of
+// The report's details hold a ThetaStepDetails (the candidates found at q_m); the contacts of
 // the report are those of the problem, with their geometry at q_m.
 class ThetaStepper final : public ContactDynamicsStepper {
  public:

@@ -25,7 +25,8 @@ void write_body_csv_rows(std::ostream& out, const World& world, long step);
 // f_t1, f_t2: the force body a exerts on body b in the frame (normal, tangent1, tangent2), N,
 // i.e. the step's impulses divided by the time step (Olsen & Kamrin eq. 13). Rows the problem does
 // not have (frictionless, or t2 in 2D) are written as 0. With `compatible` a last column
-// f_n_compatible holds the compatible CD force, StepReport::compatible_impulses / time step.
+// f_n_compatible holds the compatible CD force, the compatible impulse (compatible_solve()) / time
+// step.
 void write_contact_csv_header(std::ostream& out, bool compatible = false);
 void write_contact_csv_rows(std::ostream& out, const StepReport& report, double time_step,
                             bool compatible = false);

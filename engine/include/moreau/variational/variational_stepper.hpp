@@ -34,10 +34,22 @@
 #include <utility>
 #include <vector>
 
+#include "moreau/conic/interior_point.hpp"
 #include "moreau/integrator/stepper.hpp"
 #include "moreau/variational/contact_model.hpp"
 
 namespace moreau {
+
+// What only the variational theta scheme reports (Krabbenhoft/NURBS chapter eq. 4.15).
+struct VariationalStepDetails {
+  VecX forces;  // (p, q) per contact, N (StepReport::impulses = dt forces)
+  // Per contact, the end-of-step normal gap g0 + dn (negative: the elastic overlap p / k_N)
+  // and the tangential displacement of the step dt, m.
+  VecX displacements;
+  VecX shear_history;                        // q0 per contact, N (zero where none was carried)
+  long persistent_contacts = 0;              // contacts that carried a history from the last step
+  conic::InteriorPointStats interior_point;  // of the conic QP core
+};
 
 struct VariationalOptions {
   double time_step = 1e-3;  // dt, s
