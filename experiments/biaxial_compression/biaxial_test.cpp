@@ -223,7 +223,8 @@ void read_test_fields(const nlohmann::json& f, TestState& state, TestRun& run) {
   for (const nlohmann::json& p : f.at("points")) run.points.push_back(point_from(p));
 }
 
-// The checkpoints of one curve (persistence.hpp): resumed at its start, saved after load steps.
+// The checkpoints of one curve (moreau/harness/resumable_run.hpp): resumed at its start, saved
+// after load steps.
 class CurveCheckpoints {
  public:
   CurveCheckpoints(const Persistence& persistence, nlohmann::json identity)

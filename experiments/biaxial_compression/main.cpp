@@ -15,8 +15,8 @@
 
 #include "biaxial_test.hpp"
 #include "moreau/harness/experiment.hpp"
+#include "moreau/harness/resumable_run.hpp"
 #include "moreau/model/shape_families.hpp"
-#include "persistence.hpp"
 #include "records.hpp"
 #include "response.hpp"
 

@@ -1,17 +1,19 @@
-// Resuming the biaxial experiment from its checkpoints (persistence.hpp) gives the numbers of an
-// uninterrupted run bit for bit: the preparation interrupted in its settling and in its
-// consolidation, a test of k_N = 1e6 (finite: the shear history Delta q of eq. 4.8 is carried)
-// interrupted after 3 of 6 load steps. And a checkpoint that does not fit is refused by name.
+// Resuming the biaxial experiment from its checkpoints (moreau/harness/resumable_run.hpp) gives
+// the numbers of an uninterrupted run bit for bit: the preparation interrupted in its settling
+// and in its consolidation, a test of k_N = 1e6 (finite: the shear history Delta q of eq. 4.8 is
+// carried) interrupted after 3 of 6 load steps. And a checkpoint that does not fit is refused by
+// name.
 #define BOOST_TEST_MODULE biaxial_persistence
-#include "persistence.hpp"
-
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "biaxial_test.hpp"
 #include "moreau/core/error.hpp"
+#include "moreau/harness/resumable_run.hpp"
+#include "moreau/io/checkpoint.hpp"
 #include "sample.hpp"
 
 namespace fs = std::filesystem;
@@ -113,13 +115,9 @@ BOOST_AUTO_TEST_CASE(test_resumed_after_three_load_steps_is_the_uninterrupted_on
   const fs::path d = fresh_directory("test");
   BOOST_CHECK_THROW(run_biaxial_test(sample, six_steps(), saving(d, 3)), Interrupted);
   // The checkpoint carries a shear history: the resumed steps depend on it.
-  std::size_t carried = 0;
-  for (const auto& entry : fs::directory_iterator(d))
-    if (entry.path().filename().string().starts_with("shear_"))
-      carried = moreau::variational::read_shear_history(
-                    entry.path(), static_cast<int>(sample.world.bodies.size()))
-                    .size();
-  BOOST_TEST(carried > 0u);
+  const moreau::CheckpointContents carried = moreau::read_checkpoint_header(checkpoint_file(d));
+  BOOST_REQUIRE(carried.shear_history.has_value());
+  BOOST_TEST(carried.shear_history->size() > 0u);
   const TestRun resumed = run_biaxial_test(sample, six_steps(), saving(d, -1));
   require_same_curve(straight, resumed);
   // Finished: read back without a step (the interruption hook would otherwise stop it).
@@ -131,10 +129,9 @@ BOOST_AUTO_TEST_CASE(resuming_without_the_shear_history_gives_other_numbers) {
   const TestRun straight = run_biaxial_test(sample, six_steps());
   const fs::path d = fresh_directory("history");
   BOOST_CHECK_THROW(run_biaxial_test(sample, six_steps(), saving(d, 3)), Interrupted);
-  for (const auto& entry : fs::directory_iterator(d))
-    if (entry.path().filename().string().starts_with("shear_"))
-      moreau::variational::write_shear_history(entry.path(), {},
-                                               static_cast<int>(sample.world.bodies.size()));
+  nlohmann::json checkpoint = nlohmann::json::parse(std::ifstream(checkpoint_file(d)));
+  checkpoint["scheme_state"]["shear_history"] = nlohmann::json::array();
+  std::ofstream(checkpoint_file(d)) << checkpoint.dump(1);
   const TestRun resumed = run_biaxial_test(sample, six_steps(), saving(d, -1));
   BOOST_REQUIRE_EQUAL(resumed.points.size(), straight.points.size());
   BOOST_TEST(resumed.points[4].sigma1 != straight.points[4].sigma1);
@@ -147,11 +144,14 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_that_does_not_fit_is_refused_by_name) {
   TestOptions other = six_steps();
   other.load_steps = 7;
   const auto names_file = [&](const moreau::InputError& e) {
-    return std::string(e.what()).find((d / "state.json").string()) != std::string::npos;
+    return std::string(e.what()).find(checkpoint_file(d).string()) != std::string::npos;
   };
   BOOST_CHECK_EXCEPTION(run_biaxial_test(sample, other, saving(d, -1)), moreau::InputError,
                         names_file);
-  std::ofstream(d / "state.json") << "{\"format\": \"moreau resumable checkpoint\", \"version\": 1";
+  // Another kind of piece (the sample's checkpoint where a test's is expected).
+  BOOST_CHECK_EXCEPTION(prepare_sample(tiny_sample(), saving(d, -1)), moreau::InputError,
+                        names_file);
+  std::ofstream(checkpoint_file(d)) << "{\"format\": \"moreau checkpoint\", \"version\": 2";
   BOOST_CHECK_EXCEPTION(run_biaxial_test(sample, six_steps(), saving(d, -1)), moreau::InputError,
                         names_file);
   fs::remove_all(d);

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "moreau/core/error.hpp"
+#include "moreau/harness/resumable_run.hpp"
 #include "moreau/model/shape_families.hpp"
 #include "moreau/variational/variational_stepper.hpp"
-#include "persistence.hpp"
 
 namespace biaxial {
 
@@ -172,7 +172,7 @@ VariationalOptions preparation_options(const SampleOptions& options) {
 }
 
 // The preparation between two dynamic steps: the sample, the phase, the servo's count of
-// balanced steps, and where it saves (persistence.hpp).
+// balanced steps, and where it saves (moreau/harness/resumable_run.hpp).
 struct Preparation {
   Sample sample;
   std::string phase = "settle";       // settle, consolidate, done
@@ -236,8 +236,8 @@ void read_sample_fields(const nlohmann::json& f, Preparation& p) {
     throw nlohmann::json::other_error::create(501, "phase: unknown \"" + p.phase + "\"", &f);
 }
 
-// Saves the preparation when `force`d or due (persistence.hpp); then stops it where the test
-// hook asks.
+// Saves the preparation when `force`d or due (moreau/harness/resumable_run.hpp); then stops it
+// where the test hook asks.
 void save(Preparation& p, const variational::ShearHistory& history, bool force) {
   const Persistence& persistence = p.persistence;
   if (persistence.directory.empty()) return;

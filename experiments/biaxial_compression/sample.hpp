@@ -4,9 +4,9 @@
 // wall. See README.md for the choices (units, box, settling friction).
 #include <string>
 
+#include "moreau/harness/resumable_run.hpp"
 #include "moreau/model/world.hpp"
 #include "moreau/variational/quasi_static_driver.hpp"
-#include "persistence.hpp"
 
 namespace biaxial {
 

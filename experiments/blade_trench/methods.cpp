@@ -11,6 +11,7 @@
 #include "moreau/dem/dem_stepper.hpp"
 #include "moreau/harness/table.hpp"
 #include "moreau/integrator/shake_stepper.hpp"
+#include "moreau/io/checkpoint.hpp"
 #include "moreau/solver/interior_point_solver.hpp"
 #include "moreau/solver/projected_gauss_jacobi.hpp"
 #include "moreau/solver/solver.hpp"
@@ -112,11 +113,11 @@ Start prepare(const TrenchConfig& config, const fs::path& dir, ExperimentResults
   const Settled settled = settled_trench(g, cache.empty() ? dir / "cache" : fs::path(cache));
   std::cout << g.spheres << " spheres settled" << (settled.from_cache ? " (cached)" : "")
             << std::endl;
-  const Packing packing =
-      measure_packing(trench_world(g, kBulkDensity, kBladeSpeed, settled.checkpoint), g);
+  const World world = trench_world(g, kBulkDensity, kBladeSpeed, settled.checkpoint);
+  const Packing packing = measure_packing(world, g);
   const Start start{settled.checkpoint, packing.particle_density()};
-  fs::copy_file(settled.checkpoint, dir / "settled_packing.json",
-                fs::copy_options::overwrite_existing);
+  // The packing alone, without the cache's metadata: what `moreau run --restart` starts from.
+  write_checkpoint(dir / "settled_packing.json", world, 0, "blade_trench " + g.tag());
   std::ofstream(dir / "trench_scene.json")
       << trench_scene(g, start.density, kBladeSpeed).dump(1) << "\n";
   results.measure("spheres", g.spheres, "");

@@ -32,7 +32,7 @@ constexpr double kExpectedPacking = 0.6;
 // Lattice spacing of the pour: the largest diameter plus 1 mm of clearance.
 constexpr double kLatticeSpacing = 2.0 * kRadiusMax + 1e-3;
 constexpr unsigned kSeed = 2015;
-constexpr int kCacheVersion = 2;  // bump when the scene or the settling changes
+constexpr int kCacheVersion = 3;  // bump when the scene, the settling or the cache file changes
 // Settling with the penalty DEM (README.md "filling"; Hookean, Cundall-Strack, critical normal
 // damping) in three stages:
 //  - soft: E = 1e6 Pa (a time step 10x the reference's) until no grain moves faster than
@@ -55,6 +55,9 @@ constexpr double kStiffMinDuration = 0.05, kStiffMaxDuration = 0.5;  // s
 // stage's start, so a killed settling resumes (the DEM's tangential springs start afresh).
 constexpr double kSettleCheckpointInterval = 0.1;  // s
 constexpr double kPourSpeed = 0.5;                 // m/s
+// The kinds of the cache's two files (their metadata's "kind").
+constexpr const char* kSettledKind = "blade_trench settled packing";
+constexpr const char* kSettlingKind = "blade_trench settling in progress";
 
 double mean_sphere_volume() {
   const double cubed = (std::pow(kRadiusMax, 4) - std::pow(kRadiusMin, 4)) /
@@ -116,12 +119,35 @@ std::vector<SettleStage> settle_stages(const std::vector<double>& stiff, double 
   return stages;
 }
 
+// What the cache's files are of: checked on reading, so that a file of another trench, seed or
+// settling is refused by name rather than used.
+nlohmann::json cache_identity(const TrenchGeometry& g, const std::string& kind) {
+  return {{"kind", kind}, {"trench", g.tag()}, {"seed", kSeed}, {"cache_version", kCacheVersion}};
+}
+
+// The metadata of a cache file (moreau/io/checkpoint.hpp) against cache_identity; returns it.
+nlohmann::json cache_metadata(const fs::path& path, const CheckpointContents& contents,
+                              const TrenchGeometry& g, const std::string& kind) {
+  const nlohmann::json identity = cache_identity(g, kind);
+  for (const auto& [key, expected] : identity.items())
+    if (!contents.metadata.is_object() ||
+        contents.metadata.value(key, nlohmann::json()) != expected)
+      throw InputError(path.string() + ": metadata." + key + ": expected " + expected.dump() +
+                       " (delete the file to settle the trench again)");
+  return contents.metadata;
+}
+
+// The settling's state at the start of stage `stage` or within it (the world's time counts
+// from the stage's start), written over the previous one (write_checkpoint renames it into
+// place, so a settling killed while writing keeps the last one).
 void write_progress(const fs::path& progress, const World& world, int stage,
                     const TrenchGeometry& g) {
   fs::create_directories(progress.parent_path());
-  const fs::path partial = progress.string() + ".partial";
-  write_checkpoint(partial, world, stage, "blade_trench settling " + g.tag());
-  fs::rename(partial, progress);  // a settling killed while writing keeps the last one
+  nlohmann::json metadata = cache_identity(g, kSettlingKind);
+  metadata["stage"] = stage;
+  write_checkpoint(
+      progress, world,
+      CheckpointContents{0, "blade_trench settling " + g.tag(), std::nullopt, metadata});
 }
 
 // Runs stage `index` of the settling on `world` (its time counted from 0 when the stage
@@ -179,10 +205,15 @@ long settle(World& world, const TrenchGeometry& g, double top, const fs::path& c
   int first = 0;
   world.time = 0.0;
   if (fs::exists(progress)) {
-    first = static_cast<int>(read_checkpoint(progress, world));
-    if (first < 0 || first >= static_cast<int>(stages.size()))
-      throw InputError(progress.string() + ": not a settling checkpoint of this trench (stage " +
-                       std::to_string(first) + ")");
+    const nlohmann::json metadata =
+        cache_metadata(progress, read_checkpoint_contents(progress, world), g, kSettlingKind);
+    const nlohmann::json& stage = metadata.value("stage", nlohmann::json());
+    if (!stage.is_number_integer() || stage.get<int>() < 0 ||
+        stage.get<int>() >= static_cast<int>(stages.size()))
+      throw InputError(progress.string() + ": metadata.stage: expected a stage in [0, " +
+                       std::to_string(stages.size()) + "), got " + stage.dump() +
+                       " (delete the file to settle the trench again)");
+    first = stage.get<int>();
     std::cout << "settling: resumed in stage " << stages[first].name << " at t = " << world.time
               << " s" << std::endl;
   } else {
@@ -309,16 +340,20 @@ Settled settled_trench(const TrenchGeometry& g, const fs::path& cache) {
   settled.checkpoint = cache_file(g, cache);
   const nlohmann::json scene = trench_scene(g, kBulkDensity / kExpectedPacking, 0.0);
   World world = parse_scene(scene, "blade trench " + g.tag()).world;
+  // A cached packing that cannot be read or is of another trench is an error naming the file:
+  // settling again in its place would hide why the cache was not used.
   if (fs::exists(settled.checkpoint)) {
+    const nlohmann::json metadata = cache_metadata(
+        settled.checkpoint, read_checkpoint_contents(settled.checkpoint, world), g, kSettledKind);
     try {
-      read_checkpoint(settled.checkpoint, world);
-      settled.from_cache = true;
-      return settled;
-    } catch (const InputError& e) {
-      std::cerr << "blade_trench: settling again, the cached packing is unusable: " << e.what()
-                << "\n";
-      world = parse_scene(scene, "blade trench " + g.tag()).world;
+      settled.steps = metadata.at("settle_steps").get<long>();
+      settled.max_speed = metadata.at("max_speed").get<double>();
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(settled.checkpoint.string() + ": metadata: " + e.what() +
+                       " (delete the file to settle the trench again)");
     }
+    settled.from_cache = true;
+    return settled;
   }
   const Clock::time_point start = Clock::now();
   const double cpu_start = process_cpu_seconds();
@@ -338,7 +373,11 @@ Settled settled_trench(const TrenchGeometry& g, const fs::path& cache) {
   world.bodies[blade_index(world)].linear_velocity = Vec3(kBladeSpeed, 0.0, 0.0);
   world.time = 0.0;
   fs::create_directories(cache);
-  write_checkpoint(settled.checkpoint, world, 0, "blade_trench " + g.tag());
+  nlohmann::json metadata = cache_identity(g, kSettledKind);
+  metadata["settle_steps"] = settled.steps;
+  metadata["max_speed"] = settled.max_speed;
+  write_checkpoint(settled.checkpoint, world,
+                   CheckpointContents{0, "blade_trench " + g.tag(), std::nullopt, metadata});
   fs::remove(settling_checkpoint(g, cache));
   return settled;
 }

@@ -51,16 +51,19 @@ Packing measure_packing(const moreau::World& world, const TrenchGeometry& g);
 
 struct Settled {
   std::filesystem::path checkpoint;  // the settled packing, blade at rest
-  long steps = 0;
-  double seconds = 0.0;      // wall time of the settling (0 when read from the cache)
-  double cpu_seconds = 0.0;  // its CPU time, all threads (0 when read from the cache)
-  double max_speed = 0.0;    // largest grain speed when it stopped, m/s
+  long steps = 0;                    // DEM steps of the settling
+  double seconds = 0.0;              // wall time of the settling (0 when read from the cache)
+  double cpu_seconds = 0.0;          // its CPU time, all threads (0 when read from the cache)
+  double max_speed = 0.0;            // largest grain speed when it stopped, m/s
   bool from_cache = false;
 };
 
-// Pours the lattice into the trench and settles it with the penalty DEM, then writes
-// the state (grain velocities zeroed) to <cache>/trench_<tag>_settled.json; a valid file
-// there is reused. Throws moreau::SimulationError when the fill does not come to rest.
+// Pours the lattice into the trench and settles it with the penalty DEM, then writes the state
+// (grain velocities zeroed) to <cache>/trench_<tag>_..._settled.json, an engine checkpoint
+// (moreau/io/checkpoint.hpp) whose metadata names the trench, seed and settling version and
+// holds the settling's steps and final speed. A file there is reused; one that cannot be read
+// or is of another trench is an InputError naming it (delete it to settle again). Throws
+// moreau::SimulationError when the fill does not come to rest.
 Settled settled_trench(const TrenchGeometry& g, const std::filesystem::path& cache);
 
 // World of trench_scene(g, density, blade_speed) in the settled state of `checkpoint`.

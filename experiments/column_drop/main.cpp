@@ -13,8 +13,8 @@
 #include "column.hpp"
 #include "deposit.hpp"
 #include "moreau/harness/experiment.hpp"
+#include "moreau/harness/resumable_run.hpp"
 #include "moreau/model/shape_families.hpp"
-#include "persistence.hpp"
 #include "release.hpp"
 #include "settling.hpp"
 

@@ -7,7 +7,7 @@
 
 #include "column.hpp"
 #include "deposit.hpp"
-#include "persistence.hpp"
+#include "moreau/harness/resumable_run.hpp"
 #include "settling.hpp"
 
 namespace moreau::column_drop {

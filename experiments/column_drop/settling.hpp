@@ -2,7 +2,7 @@
 // The settling of a column in its closed box before the release (README.md, "Scene"),
 // checkpointed so that a published-scale run continues across processes.
 #include "column.hpp"
-#include "persistence.hpp"
+#include "moreau/harness/resumable_run.hpp"
 
 namespace moreau::column_drop {
 
@@ -21,7 +21,8 @@ struct Settled {
 // margin covers one step of it (and is at least the release's). The run stops once the kinetic
 // energy is below 1e-4 M g d (a tenth of the release's stop measure, rms speed 1.4% of
 // sqrt(g d)), after at least one free-fall time of the lattice top and at most two.
-// Checkpointed in `persistence` (resumable.hpp) and, resuming, continued or read back.
+// Checkpointed in `persistence` (moreau/harness/resumable_run.hpp) and, resuming, continued or read
+// back.
 Settled settle(const Setup& setup, const ShapeFamilies& shapes, Family family, double margin,
                const Persistence& persistence);
 

@@ -4,7 +4,7 @@
 // APGD and the interior point method where this build has one, error against wall time and
 // time to reach 5e-2, 1e-2 and 5e-4 against problem size. The paper gives neither the radii,
 // the container nor the settling procedure of its piles: README.md documents ours. Settled
-// piles are cached (MOREAU_PILE_CACHE) so that later runs skip the settling.
+// piles are cached (MOREAU_PILE_CACHE, engine checkpoints) so that later runs skip the settling.
 #include <omp.h>
 
 #include <algorithm>

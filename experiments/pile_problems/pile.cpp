@@ -4,9 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <iomanip>
-#include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <numbers>
@@ -14,7 +11,9 @@
 #include <random>
 #include <string>
 
+#include "moreau/core/error.hpp"
 #include "moreau/integrator/shake_stepper.hpp"
+#include "moreau/io/checkpoint.hpp"
 #include "moreau/io/scene.hpp"
 #include "moreau/model/shape.hpp"
 #include "moreau/solver/apgd.hpp"
@@ -109,6 +108,17 @@ double max_speed(const World& world) {
   return worst;
 }
 
+// The grains' positions and velocities from the dynamic bodies of a pile_world.
+void take_grain_states(const World& world, Pile& pile) {
+  int k = 0;
+  for (const RigidBody& b : world.bodies) {
+    if (!b.is_dynamic()) continue;
+    pile.grains[k].position = b.position;
+    pile.grains[k].velocity = b.linear_velocity;
+    ++k;
+  }
+}
+
 // Settles the pile under gravity with nonsmooth SHAKE. The collision margin covers one step's
 // approach at the largest fall speed sqrt(2 g H0), so that no pair closes unseen.
 void settle(Pile& pile) {
@@ -132,13 +142,7 @@ void settle(Pile& pile) {
   pile.settle_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   pile.settle_steps = step;
   pile.final_max_speed = max_speed(world);
-  int k = 0;
-  for (const RigidBody& b : world.bodies) {
-    if (!b.is_dynamic()) continue;
-    pile.grains[k].position = b.position;
-    pile.grains[k].velocity = b.linear_velocity;
-    ++k;
-  }
+  take_grain_states(world, pile);
 }
 
 fs::path cache_path(int spheres) {
@@ -146,26 +150,46 @@ fs::path cache_path(int spheres) {
   if (directory.empty()) return {};
   return fs::path(directory) /
          ("pile_" + std::to_string(spheres) + "_seed" + std::to_string(kSeed) + "_v" +
-          std::to_string(kCacheVersion) + ".txt");
+          std::to_string(kCacheVersion) + ".json");
 }
 
+// What a cache file is of: checked on reading, so that a pile of another size, seed or
+// settling is refused by name rather than measured.
+nlohmann::json cache_identity(int spheres) {
+  return {{"kind", "pile_problems settled pile"},
+          {"spheres", spheres},
+          {"seed", kSeed},
+          {"cache_version", kCacheVersion}};
+}
+
+// The settled pile of the cache, if it holds one. The file is an engine checkpoint
+// (moreau/io/checkpoint.hpp) of pile_world's bodies, read into the world of the pile's initial
+// state (so that the radii, drawn from the seed, are checked against the file's) with the
+// settling's counters in its metadata. A file that cannot be read or is of another pile is an
+// InputError naming it: measuring a pile settled afresh in its place would hide why.
 std::optional<Pile> read_cache(int spheres) {
   const fs::path path = cache_path(spheres);
   if (path.empty() || !fs::exists(path)) return std::nullopt;
-  std::ifstream in(path);
-  Pile pile;
-  in >> pile.spheres >> pile.side >> pile.settle_steps >> pile.settle_seconds >>
-      pile.final_max_speed;
-  for (int k = 0; in && k < spheres; ++k) {
-    Sphere3 g;
-    in >> g.position.x() >> g.position.y() >> g.position.z() >> g.velocity.x() >> g.velocity.y() >>
-        g.velocity.z() >> g.radius;
-    pile.grains.push_back(g);
+  Pile pile = initial_pile(spheres);
+  World world = pile_world(pile);
+  const nlohmann::json metadata = read_checkpoint_contents(path, world).metadata;
+  const auto fail = [&](const std::string& what) {
+    throw InputError(path.string() + ": metadata" + what +
+                     " (delete the file to settle the pile again)");
+  };
+  if (!metadata.is_object()) fail(": missing");
+  const nlohmann::json identity = cache_identity(spheres);
+  for (const auto& [key, expected] : identity.items())
+    if (metadata.value(key, nlohmann::json()) != expected)
+      fail("." + key + ": expected " + expected.dump());
+  try {
+    pile.settle_steps = metadata.at("settle_steps").get<long>();
+    pile.settle_seconds = metadata.at("settle_seconds").get<double>();
+    pile.final_max_speed = metadata.at("final_max_speed").get<double>();
+  } catch (const nlohmann::json::exception& e) {
+    fail(std::string(": ") + e.what());
   }
-  if (!in || pile.spheres != spheres || static_cast<int>(pile.grains.size()) != spheres) {
-    std::cerr << "pile_problems: ignoring the unreadable cache file " << path << "\n";
-    return std::nullopt;
-  }
+  take_grain_states(world, pile);
   pile.from_cache = true;
   return pile;
 }
@@ -174,12 +198,13 @@ void write_cache(const Pile& pile) {
   const fs::path path = cache_path(pile.spheres);
   if (path.empty()) return;
   fs::create_directories(path.parent_path());
-  std::ofstream out(path);
-  out << std::setprecision(17) << pile.spheres << " " << pile.side << " " << pile.settle_steps
-      << " " << pile.settle_seconds << " " << pile.final_max_speed << "\n";
-  for (const Sphere3& g : pile.grains)
-    out << g.position.x() << " " << g.position.y() << " " << g.position.z() << " " << g.velocity.x()
-        << " " << g.velocity.y() << " " << g.velocity.z() << " " << g.radius << "\n";
+  nlohmann::json metadata = cache_identity(pile.spheres);
+  metadata["settle_steps"] = pile.settle_steps;
+  metadata["settle_seconds"] = pile.settle_seconds;
+  metadata["final_max_speed"] = pile.final_max_speed;
+  write_checkpoint(
+      path, pile_world(pile),
+      CheckpointContents{pile.settle_steps, "pile_problems settled pile", std::nullopt, metadata});
 }
 
 }  // namespace

@@ -34,7 +34,7 @@ struct Pile {
   double side = 0.0;  // container side, m
   std::vector<Sphere3> grains;
   long settle_steps = 0;
-  double settle_seconds = 0.0;  // wall time of the settling (0 when read from the cache)
+  double settle_seconds = 0.0;  // wall time of the settling (from the cache: when it was built)
   double final_max_speed = 0.0;
   bool from_cache = false;
 };
@@ -42,7 +42,9 @@ struct Pile {
 World pile_world(const Pile& pile);
 
 // The settled pile of `spheres` spheres: read from the cache (MOREAU_PILE_CACHE) when it holds
-// it, else generated, settled and cached.
+// it, else generated, settled and cached. The cache's file is an engine checkpoint
+// (moreau/io/checkpoint.hpp); one that cannot be read or is of another pile is an InputError
+// naming it.
 Pile settled_pile(int spheres);
 
 }  // namespace pile_problems

@@ -3,9 +3,12 @@
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <system_error>
 #include <type_traits>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "moreau/core/error.hpp"
 
@@ -14,7 +17,7 @@ namespace {
 
 using json = nlohmann::json;
 constexpr const char* kFormat = "moreau checkpoint";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;  // 1: the bodies only, no scheme_state or metadata
 
 json vector_json(const Vec3& v) { return json::array({v.x(), v.y(), v.z()}); }
 
@@ -77,11 +80,69 @@ Vec3 read_vec3(const json& node, const std::string& key, const std::string& wher
   return Vec3(v[0], v[1], v[2]);
 }
 
-void read_state(const json& document, World& world) {
+// The shear history rows of `rows` (path `where`); a body index must lie in [0, bodies) when
+// `bodies` >= 0. The forces read back exactly as written (17 significant digits).
+variational::ShearHistory shear_history_rows(const json& rows, int bodies,
+                                             const std::string& where) {
+  if (!rows.is_array()) throw InputError(where + ": expected an array");
+  variational::ShearHistory history;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string row = where + "[" + std::to_string(i) + "]";
+    const json& c = rows[i];
+    if (!c.is_array() || c.size() != 6 || !c[0].is_number_integer() || !c[1].is_number_integer() ||
+        !c[2].is_number_integer())
+      throw InputError(row + ": expected [body_a, body_b, order, fx, fy, fz]");
+    const variational::ContactKey key{c[0].get<int>(), c[1].get<int>(), c[2].get<int>()};
+    const auto outside = [&](int body) { return body < 0 || (bodies >= 0 && body >= bodies); };
+    if (outside(key.body_a) || outside(key.body_b))
+      throw InputError(row + ": a body outside the world's " + std::to_string(bodies));
+    if (history.forces().count(key) > 0) throw InputError(row + ": the contact appears twice");
+    std::vector<double> force;
+    for (std::size_t k = 3; k < 6; ++k) {
+      if (!c[k].is_number() || !std::isfinite(c[k].get<double>()))
+        throw InputError(row + ": the force is not finite numbers");
+      force.push_back(c[k].get<double>());
+    }
+    history.set(key, Vec3(force[0], force[1], force[2]));
+  }
+  return history;
+}
+
+// Everything but the bodies: format, version, step, scene, scheme state and metadata.
+CheckpointContents read_header(const json& document, int bodies) {
   if (!document.is_object() || document.value("format", "") != kFormat)
     throw InputError("not a checkpoint (no \"format\": \"" + std::string(kFormat) + "\")");
-  if (document.value("version", 0) != kVersion)
-    throw InputError("version: expected " + std::to_string(kVersion));
+  const int version = document.value("version", 0);
+  if (version != 1 && version != kVersion)
+    throw InputError("version: expected 1 or " + std::to_string(kVersion));
+  CheckpointContents contents;
+  const json& step = document.value("step", json());
+  if (!step.is_number_integer() || step.get<long>() < 0)
+    throw InputError("step: expected an integer >= 0");
+  contents.step = step.get<long>();
+  contents.scene = document.value("scene", "");
+  // Version 1 had neither section: one there is a file of another writer, not ours to guess.
+  for (const char* key : {"scheme_state", "metadata"})
+    if (version == 1 && document.contains(key))
+      throw InputError(std::string(key) + ": a version-1 checkpoint has none");
+  if (document.contains("scheme_state")) {
+    const json& scheme = document["scheme_state"];
+    if (!scheme.is_object()) throw InputError("scheme_state: expected an object");
+    for (const auto& [key, value] : scheme.items())
+      if (key != "shear_history")
+        throw InputError("scheme_state." + key + ": unknown (expected shear_history)");
+    if (scheme.contains("shear_history"))
+      contents.shear_history =
+          shear_history_rows(scheme["shear_history"], bodies, "scheme_state.shear_history");
+  }
+  if (document.contains("metadata")) {
+    contents.metadata = document["metadata"];
+    if (!contents.metadata.is_object()) throw InputError("metadata: expected an object");
+  }
+  return contents;
+}
+
+void read_state(const json& document, World& world) {
   const json time = document.contains("time") ? document["time"] : json();
   if (!time.is_number() || !std::isfinite(time.get<double>()))
     throw InputError("time: expected a finite number");
@@ -113,10 +174,26 @@ void read_state(const json& document, World& world) {
   world.time = time.get<double>();
 }
 
+// Parses the file and runs `read` on it; every error names the file.
+template <class Read>
+CheckpointContents parse_file(const std::filesystem::path& path, const Read& read) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path.string() + ": cannot open the checkpoint");
+  try {
+    return read(json::parse(in));
+  } catch (const json::exception& e) {
+    throw InputError(path.string() + ": malformed checkpoint: " + e.what());
+  } catch (const InputError& e) {
+    throw InputError(path.string() + ": " + e.what());
+  }
+}
+
 }  // namespace
 
-void write_checkpoint(const std::filesystem::path& path, const World& world, long step,
-                      const std::string& scene) {
+void write_checkpoint(const std::filesystem::path& path, const World& world,
+                      const CheckpointContents& contents) {
+  if (!contents.metadata.is_null() && !contents.metadata.is_object())
+    throw InputError(path.string() + ": metadata: expected an object");
   json bodies = json::array();
   for (const RigidBody& b : world.bodies) {
     json body = {{"name", b.name},
@@ -128,29 +205,53 @@ void write_checkpoint(const std::filesystem::path& path, const World& world, lon
     body.update(identity_json(b));
     bodies.push_back(body);
   }
-  const json document = {{"format", kFormat}, {"version", kVersion}, {"scene", scene},
-                         {"step", step},      {"time", world.time},  {"bodies", bodies}};
-  std::ofstream out(path);
-  out << document.dump(1) << '\n';  // nlohmann writes doubles with round-trip precision
-  out.flush();
-  if (!out) throw InputError(path.string() + ": cannot write the checkpoint");
+  json document = {{"format", kFormat},     {"version", 1},       {"scene", contents.scene},
+                   {"step", contents.step}, {"time", world.time}, {"bodies", bodies}};
+  if (contents.shear_history) {
+    json rows = json::array();
+    for (const auto& [key, f] : contents.shear_history->forces())
+      rows.push_back(json::array({key.body_a, key.body_b, key.order, f.x(), f.y(), f.z()}));
+    document["scheme_state"] = {{"shear_history", rows}};
+  }
+  if (contents.metadata.is_object()) document["metadata"] = contents.metadata;
+  if (document.contains("scheme_state") || document.contains("metadata"))
+    document["version"] = kVersion;
+  const std::filesystem::path partial = path.string() + ".partial";
+  {
+    std::ofstream out(partial);
+    out << document.dump(1) << '\n';  // nlohmann writes doubles with round-trip precision
+    out.flush();
+    if (!out) throw InputError(path.string() + ": cannot write the checkpoint");
+  }
+  std::error_code error;
+  std::filesystem::rename(partial, path, error);  // replaces `path` whole
+  if (error) throw InputError(path.string() + ": cannot write the checkpoint: " + error.message());
+}
+
+void write_checkpoint(const std::filesystem::path& path, const World& world, long step,
+                      const std::string& scene) {
+  write_checkpoint(path, world, CheckpointContents{step, scene, std::nullopt, json()});
+}
+
+CheckpointContents read_checkpoint_contents(const std::filesystem::path& path, World& world) {
+  return parse_file(path, [&](const json& document) {
+    CheckpointContents contents = read_header(document, static_cast<int>(world.bodies.size()));
+    read_state(document, world);
+    return contents;
+  });
+}
+
+CheckpointContents read_checkpoint_header(const std::filesystem::path& path) {
+  return parse_file(path, [](const json& document) { return read_header(document, -1); });
 }
 
 long read_checkpoint(const std::filesystem::path& path, World& world) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path.string() + ": cannot open the checkpoint");
-  try {
-    const json document = json::parse(in);
-    const json& step = document.value("step", json());
-    if (!step.is_number_integer() || step.get<long>() < 0)
-      throw InputError("step: expected an integer >= 0");
-    read_state(document, world);
-    return step.get<long>();
-  } catch (const json::exception& e) {
-    throw InputError(path.string() + ": malformed checkpoint: " + e.what());
-  } catch (const InputError& e) {
-    throw InputError(path.string() + ": " + e.what());
-  }
+  const CheckpointContents contents = read_checkpoint_contents(path, world);
+  if (contents.shear_history)
+    throw InputError(path.string() +
+                     ": scheme_state.shear_history: carried by the checkpoint, but this run does "
+                     "not restore it (it would not continue as the run that wrote it)");
+  return contents.step;
 }
 
 CheckpointWriter::CheckpointWriter(std::filesystem::path directory, long every, std::string scene)

@@ -1,26 +1,63 @@
 #pragma once
-// Checkpoints: the state of a world (time and every body's position, orientation and
-// velocities) after a step, as JSON, so that a run can be restarted from it
-// (`moreau run --restart FILE`). A scheme's own state is not in it: a restarted run starts the
-// solver's warm start and the DEM's tangential springs and neighbour list afresh, so its
-// numbers differ from an uninterrupted run's by that much (docs/scene-format.md).
+// Checkpoints: the state of a world after a step, and what a run needs beside it to continue,
+// as one JSON file, so that a run can be restarted from it (`moreau run --restart FILE`) or
+// continued across processes bit for bit (moreau/harness/resumable_run.hpp), and so that a
+// settled packing can be kept and reused (docs/scene-format.md, "Checkpoints"). A file holds
+//  - "format": "moreau checkpoint", "version": 1 or 2, "scene" (a label), "step", "time";
+//  - "bodies": per body its name, position, orientation (w, x, y, z), velocity, angular
+//    velocity, and what it is (motion, rotation lock, shape), which reading checks against the
+//    world so that a checkpoint of another scene is refused;
+//  - version 2 only, each optional: "scheme_state", the scheme's own state carried from step to
+//    step, so far the shear history Delta q of the persistent contacts (Krabbenhoft eq. 4.8,
+//    moreau/variational/shear_history.hpp) as "shear_history": [[body_a, body_b, order, fx, fy,
+//    fz], ...]; and "metadata", an object the caller owns (an experiment's counters, what the
+//    state was computed with).
+// A checkpoint without scheme state or metadata is written as version 1, so that it is byte for
+// byte what a reader of version 1 reads. Every number is written with 17 significant digits,
+// so it reads back exactly. A scheme whose state is not carried (the solver's warm start, the
+// DEM's tangential springs and neighbour list) starts it afresh from a restart, and the restarted
+// run's numbers differ from an uninterrupted run's by that much.
 #include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "moreau/model/world.hpp"
 #include "moreau/simulation/simulation.hpp"
+#include "moreau/variational/shear_history.hpp"
 
 namespace moreau {
 
-// Writes the state after `step` (numbers with 17 significant digits, so they read back
-// exactly). Throws InputError naming the file if it cannot be written.
+// What a checkpoint holds beside the bodies' states and the time.
+struct CheckpointContents {
+  long step = 0;      // steps taken
+  std::string scene;  // what the world was built from (a label; not checked on reading)
+  std::optional<variational::ShearHistory> shear_history;  // the scheme's own state, if any
+  nlohmann::json metadata;                                 // an object, or null for none
+};
+
+// Writes the world and `contents` to `path` (through `path`.partial renamed into place, so that
+// a process killed while writing leaves the previous file at `path` whole). Throws InputError
+// naming the file if it cannot be written, or if the metadata is neither null nor an object.
+void write_checkpoint(const std::filesystem::path& path, const World& world,
+                      const CheckpointContents& contents);
+// The state of `world` after `step`, nothing beside it.
 void write_checkpoint(const std::filesystem::path& path, const World& world, long step,
                       const std::string& scene);
 
 // Replaces the time and body states of `world` (built from the same scene) by those of the
-// checkpoint and returns its step. Throws InputError naming the file and the JSON path when
-// the file is not a checkpoint, a value is missing, not finite or of the wrong size, or the
-// bodies (count and names) are not those of the world.
+// checkpoint and returns the rest of it. Throws InputError naming the file and the JSON path
+// when the file is missing or not a checkpoint, a value is missing, not finite or of the wrong
+// size, the bodies (count, names, what they are) are not those of the world, a shear history
+// names a body outside the world or a contact twice, or the metadata is not an object.
+CheckpointContents read_checkpoint_contents(const std::filesystem::path& path, World& world);
+// The checkpoint's step, scene and scheme state and metadata without reading its bodies (to
+// learn how to build the world it continues); validated as above, bar the bodies and the
+// shear history's body indices.
+CheckpointContents read_checkpoint_header(const std::filesystem::path& path);
+// read_checkpoint_contents for a caller that restores no scheme state: returns the step, and
+// refuses (InputError naming the file) a checkpoint that carries one, whose run would not
+// continue as it was.
 long read_checkpoint(const std::filesystem::path& path, World& world);
 
 // Writes <directory>/checkpoint_<step>.json every `every` steps and at the end of a run that

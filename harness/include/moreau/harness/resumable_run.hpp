@@ -1,18 +1,19 @@
 #pragma once
-// Checkpoints of the long runs of the variational experiments (biaxial_compression, whose
-// directory holds this file, and column_drop, which compiles it too), so that a published-scale
-// run (hours to days of one core) continues across processes: `--resume` starts every piece (a
-// preparation, a test, a release) from the latest checkpoint of its own and reads back the
-// pieces already finished (README.md of each, "Resuming from checkpoints").
+// Resumable runs: the long runs of an experiment (hours to days of one core at the published
+// scale) continue across processes. A run is cut into pieces (a preparation, a test, a release);
+// `--resume` starts every piece from the latest checkpoint of its own and reads back the pieces
+// already finished (each experiment's README.md, "Resuming from checkpoints").
 //
-// A checkpoint is a directory (one per sample preparation, one per test of a family at one
-// k_N) holding state.json, written last and renamed into place, which names the world state
-// (moreau/io/checkpoint.hpp: every body's position, orientation, velocities and the time) and
+// A piece's checkpoint is one engine checkpoint (moreau/io/checkpoint.hpp),
+// <directory>/checkpoint.json, written through a partial file renamed into place, so that a
+// process killed while writing leaves the previous checkpoint whole. It holds the world state,
 // the shear history Delta q of the persistent contacts (moreau/variational/shear_history.hpp)
-// of the same step. With these, the driver's or stepper's step count and the experiment's own
-// counters, a continued run repeats the numbers of an uninterrupted one bit for bit
-// (persistence_test.cpp). Everything read is validated: a missing, corrupt or mismatching file
-// is an InputError naming the file, never a silent fresh start.
+// and, as its metadata, {"kind", "identity", "fields"}: what the piece is, the options that must
+// match on resuming and the experiment's own counters. With these and the driver's or stepper's
+// step count, a continued run repeats the numbers of an uninterrupted one bit for bit
+// (biaxial_compression's persistence_test.cpp, column_drop's resume_test.cmake). Everything read
+// is validated: a corrupt or mismatching file is an InputError naming the file, never a silent
+// fresh start.
 #include <filesystem>
 #include <functional>
 #include <iosfwd>
@@ -48,37 +49,39 @@ struct Interrupted : std::runtime_error {
 Persistence experiment_persistence(const std::string& output_directory, bool full, bool resume,
                                    std::ostream& progress);
 
-// One checkpoint: the experiment's own fields (`fields`, an object), the world state and the
-// shear history of its step. `kind` and `identity` (the options that must match on resume)
-// are checked on reading.
+// A piece's checkpoint beside its world and shear history. `kind` and `identity` are checked on
+// reading.
 struct Checkpoint {
   std::string kind;         // e.g. "biaxial sample", "biaxial test", "column release"
   nlohmann::json identity;  // options of the piece; a checkpoint of other options is refused
-  nlohmann::json fields;
-  long step = 0;  // steps taken (names the state files)
+  nlohmann::json fields;    // the experiment's own counters, an object
+  long step = 0;            // steps taken
 };
 
-// Writes the world state, the history and then state.json (renamed into place, so a process
-// killed while writing leaves the previous checkpoint whole) into `directory`, and removes the
-// state files of the previous checkpoint. Throws InputError naming a file it cannot write.
+// The file of the checkpoint in `directory`.
+std::filesystem::path checkpoint_file(const std::filesystem::path& directory);
+
+// Writes the checkpoint into `directory` (created if need be). Throws InputError naming a file
+// it cannot write.
 void write_checkpoint(const std::filesystem::path& directory, const Checkpoint& checkpoint,
                       const moreau::World& world, const moreau::variational::ShearHistory& history);
 
-// The header and fields of the checkpoint in `directory` without its world (nullopt when it
-// holds no state.json), to learn how to build the world it continues.
+// The checkpoint in `directory` without its world (nullopt when there is none), to learn how to
+// build the world it continues.
 std::optional<Checkpoint> peek_checkpoint(const std::filesystem::path& directory,
                                           const std::string& kind, const nlohmann::json& identity);
 
-// The checkpoint in `directory` (nullopt when it holds no state.json): replaces the states of
-// `world` (built as the run that wrote it) and returns the history in `history`. Throws
-// InputError naming the file for a corrupt file, another kind or identity, or another world.
+// The checkpoint in `directory` (nullopt when there is none): replaces the states of `world`
+// (built as the run that wrote it) and returns the history in `history`. Throws InputError
+// naming the file for a corrupt file, another kind or identity, another world, or a checkpoint
+// without a shear history.
 std::optional<Checkpoint> read_checkpoint(const std::filesystem::path& directory,
                                           const std::string& kind, const nlohmann::json& identity,
                                           moreau::World& world,
                                           moreau::variational::ShearHistory& history);
 
 // Runs `parse` (which reads the fields with json::at and get<T>); a missing or mistyped field is
-// an InputError naming the checkpoint's state file.
+// an InputError naming the checkpoint file and metadata.fields.
 void parse_fields(const std::filesystem::path& directory, const std::function<void()>& parse);
 
 // Seconds on a steady clock, and a duration as "2 h 05 min", "3.4 min", "12.0 s".
