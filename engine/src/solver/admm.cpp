@@ -176,9 +176,11 @@ AdmmStats Admm::solve_with_details(const ConeProblem& problem, VecX& r) const {
   details.final_penalty = penalty;
   details.stats = monitor.finish(iteration);
   if (!factored && !stop) {
-    // W + rho I could not be factored: reported as diverged, never as converged.
-    details.stats.termination = Termination::diverged;
+    // W + rho I could not be factored: a breakdown, never reported as converged.
+    details.stats.termination = Termination::breakdown;
     details.stats.converged = false;
+    details.stats.stop_reason =
+        "W + rho I could not be factored (rho = " + std::to_string(penalty) + ")";
   }
   return details;
 }

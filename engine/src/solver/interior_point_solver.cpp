@@ -256,6 +256,24 @@ double kleinert_error(const ConeProblem& problem, const VecX& r, const VecX& u) 
   return std::max(std::sqrt(infeasibility) / r_norm, gap);
 }
 
+Termination termination_of(conic::InteriorPointStatus status) {
+  switch (status) {
+    case conic::InteriorPointStatus::converged:
+      return Termination::converged;
+    case conic::InteriorPointStatus::iteration_limit:
+    case conic::InteriorPointStatus::krylov_limit:
+      return Termination::iteration_limit;
+    case conic::InteriorPointStatus::numerical_limit:
+      return Termination::numerical_limit;
+    case conic::InteriorPointStatus::not_positive_definite:
+    case conic::InteriorPointStatus::dependent_equalities:
+      return Termination::breakdown;
+    case conic::InteriorPointStatus::diverged:
+      break;
+  }
+  return Termination::diverged;
+}
+
 InteriorPointSolver::InteriorPointSolver(IpmOptions options)
     : ContactSolver(iteration_control(options)), ipm_(std::move(options)) {
   ipm_.validate();
@@ -285,24 +303,6 @@ const SolverRegistrar<InteriorPointSolver, IpmOptions> kDirect{
     {},
     backend(conic::LinearBackend::cholmod)};
 
-// The stop of a round of the core method as the solver's termination.
-Termination termination_of(conic::InteriorPointStatus status) {
-  switch (status) {
-    case conic::InteriorPointStatus::converged:
-      return Termination::converged;
-    case conic::InteriorPointStatus::iteration_limit:
-    case conic::InteriorPointStatus::krylov_limit:
-      return Termination::iteration_limit;
-    case conic::InteriorPointStatus::numerical_limit:
-      return Termination::numerical_limit;
-    case conic::InteriorPointStatus::not_positive_definite:
-    case conic::InteriorPointStatus::dependent_equalities:
-      return Termination::breakdown;
-    case conic::InteriorPointStatus::diverged:
-      break;
-  }
-  return Termination::diverged;
-}
 }  // namespace
 
 SolverStats InteriorPointSolver::solve(const ConeProblem& problem, VecX& r) const {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "moreau/solver/interior_point_solver.hpp"
+
 namespace moreau::variational {
 
 SolverStats solver_stats(const ForceSolution& solution, const conic::InteriorPointOptions& options,
@@ -23,10 +25,7 @@ SolverStats solver_stats(const ForceSolution& solution, const conic::InteriorPoi
       std::max({ipm.primal_residual, ipm.equality_residual, ipm.complementarity});
   stats.merit = stats.criterion_value;
   stats.converged = ipm.status == conic::InteriorPointStatus::converged;
-  stats.termination = stats.converged ? Termination::converged
-                      : ipm.status == conic::InteriorPointStatus::iteration_limit
-                          ? Termination::iteration_limit
-                          : Termination::diverged;
+  stats.termination = termination_of(ipm.status);
   if (!stats.converged) stats.stop_reason = conic::to_string(ipm.status) + ": " + ipm.message;
   return stats;
 }

@@ -67,6 +67,11 @@ struct IpmOptions : SolverOptions {
   void validate() const;  // throws InputError naming the field
 };
 
+// The termination that a stop of the conic core means: converged; iteration_limit (Newton
+// steps or the Krylov solves at their limit); numerical_limit; breakdown (N not positive
+// semi-definite, dependent equalities); diverged.
+Termination termination_of(conic::InteriorPointStatus status);
+
 class InteriorPointSolver final : public ContactSolver {
  public:
   // Throws InputError for options that cannot be used.
