@@ -2,19 +2,19 @@
 // packing of the chapter's particle families: prints, per step, the contacts, the interior
 // point method's Newton steps and the wall-clock time of the step and of its conic solve.
 //
-//   variational_timing FAMILY COUNT DYNAMIC_STEPS STATIC_STEPS
+//   variational_timing FAMILY COUNT DYNAMIC_STEPS STATIC_STEPS [--spacing S] [--margin M]
+//                      [--static-k-n K] [--confine]
 //
 // FAMILY: non_convex, angular or disk (shape_families.hpp, mean diameter 1 m, density 1
 // kg/m^2). The particles start on a lattice in a box 40 diameters wide and fall under gravity
 // with theta = 0.7, dt = 0.05 s, k_N = 1e8 N/m, k_T = 2 k_N / 3, mu = 0.5 (the column drop's
 // parameters; collision margin half a diameter); then gravity is switched off and the quasi-static
-// driver presses the top wall down by 1e-3 m per load step (with CONFINE=1 in the environment, the
-// right wall is held by a force of 125 N/m times the sample height, the biaxial test's
-// confinement).
+// driver presses the top wall down by 1e-3 m per load step (with --confine, the right wall is
+// held by a force of 125 N/m times the sample height, the biaxial test's confinement).
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -61,27 +61,37 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    std::fprintf(stderr, "usage: %s non_convex|angular|disk COUNT DYNAMIC_STEPS STATIC_STEPS\n",
-                 argv[0]);
-    return 2;
-  }
-  const std::string family = argv[1];
-  const int count = std::atoi(argv[2]);
-  const int dynamic_steps = std::atoi(argv[3]);
-  const int static_steps = std::atoi(argv[4]);
+  CLI::App app{
+      "Cost per step of the variational contact dynamics on a packing of the chapter's "
+      "particle families",
+      "variational_timing"};
+  std::string family;
+  int count = 0, dynamic_steps = 0, static_steps = 0;
+  // Lattice spacing in diameters and collision margin, for other packings than the default.
+  double spacing = 1.3, margin = 0.5;
+  double static_k_n = 0.0;  // 0: the dynamic part's k_N
   // The lattice packing of this tool has no horizontal force chains, so a confining force on
-  // the right wall has no static equilibrium (the driver reports that); CONFINE=1 asks for it.
-  const bool confined =
-      std::getenv("CONFINE") != nullptr && std::string(std::getenv("CONFINE")) == "1";
+  // the right wall has no static equilibrium (the driver reports that); --confine asks for it.
+  bool confined = false;
+  app.add_option("FAMILY", family, "particle family")
+      ->required()
+      ->check(CLI::IsMember({"non_convex", "angular", "disk"}));
+  app.add_option("COUNT", count, "particles")->required()->check(CLI::PositiveNumber);
+  app.add_option("DYNAMIC_STEPS", dynamic_steps, "steps of the fall")->required();
+  app.add_option("STATIC_STEPS", static_steps, "quasi-static load steps")->required();
+  app.add_option("--spacing", spacing, "lattice spacing in diameters")->check(CLI::PositiveNumber);
+  app.add_option("--margin", margin, "collision margin of the fall, m")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--static-k-n", static_k_n, "k_N of the quasi-static part (k_T = 2 k_N / 3)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--confine", confined, "hold the right wall by the biaxial test's confinement");
+  CLI11_PARSE(app, argc, argv);
   const ShapeFamilies families = make_shape_families();
   World world;
   world.dimension = Dimension::two;
   world.gravity = Vec3(0.0, -9.81, 0.0);
   world.friction = FrictionTable(0.5);
   const int columns = 40;
-  // SPACING (environment, default 1.3 diameters) and MARGIN (default 0.5) for other packings.
-  const double spacing = std::getenv("SPACING") ? std::atof(std::getenv("SPACING")) : 1.3;
   const double width = columns * spacing;
   const int floor = add_wall(world, Vec3::UnitY(), Vec3::Zero(), Motion::fixed);
   const int left = add_wall(world, Vec3::UnitX(), Vec3::Zero(), Motion::fixed);
@@ -98,7 +108,7 @@ int main(int argc, char** argv) {
   options.contact.stiffness = {1e8, 2e8 / 3.0};
   // Half a diameter: the particles reach ~10 m/s, 0.5 m per step, and contacts must be in the
   // problem before they close (the chapter needs the gaps g0 of every contact that can close).
-  options.collision.margin = std::getenv("MARGIN") ? std::atof(std::getenv("MARGIN")) : 0.5;
+  options.collision.margin = margin;
   {
     VariationalStepper stepper(world, options);
     std::printf("dynamic: family contacts newton solve_s step_s converged min_gap\n");
@@ -139,8 +149,7 @@ int main(int argc, char** argv) {
   for (RigidBody& b : world.bodies) b.set_velocity(Vec6::Zero());
   QuasiStaticOptions quasi;
   quasi.contact = options.contact;
-  if (const char* k = std::getenv("STATIC_KN"))
-    quasi.contact.stiffness = {std::atof(k), 2.0 * std::atof(k) / 3.0};
+  if (static_k_n > 0.0) quasi.contact.stiffness = {static_k_n, 2.0 * static_k_n / 3.0};
   quasi.collision.margin = 0.1;
   quasi.box = {left, right, floor, top};
   QuasiStaticDriver driver(world, quasi);
