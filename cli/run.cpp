@@ -90,6 +90,8 @@ void write_summary(const std::filesystem::path& path, const Scene& scene, const 
   if (stats.first_non_converged_step >= 0)
     summary["first_non_converged_step"] = stats.first_non_converged_step;
   if (stats.max_merit_step >= 0) summary["max_merit_step"] = stats.max_merit_step;
+  // A run whose solves have no merit (variational_theta) reports its criterion below only.
+  if (stats.merit_steps == 0) summary["max_merit"] = nullptr;
   if (stats.first_non_finite_step >= 0)
     summary["first_non_finite_step"] = stats.first_non_finite_step;
   // A solver stopping on another measure than the merit (the IPM's `stopping`) says which.
@@ -243,8 +245,12 @@ void print_result(const Scene& scene, const Stepper& stepper, const RunStatistic
   if (dem)
     std::cout << "time step " << short_number(stepper.time_step()) << " s";
   else
-    std::cout << stats.non_converged_steps << " not converged, max merit "
-              << short_number(stats.max_merit);
+    std::cout << stats.non_converged_steps << " not converged, max "
+              << (stats.merit_steps > 0 || stats.criterion.empty() ? "merit" : stats.criterion)
+              << " "
+              << short_number(stats.merit_steps > 0 || stats.criterion.empty()
+                                  ? stats.max_merit
+                                  : stats.max_criterion_value);
   if (stats.compatible_steps > 0)
     std::cout << "; compatible CD: " << stats.compatible_non_converged_steps << " of "
               << stats.compatible_steps << " steps not converged";

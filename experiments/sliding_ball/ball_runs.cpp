@@ -66,13 +66,13 @@ Outcome run(const Scene& scene, LocalMethod method, double alpha, Dimension dime
                   contact_point.norm(),
                   0.0,
                   0};
-    if (const NlgsStats* nlgs = nlgs_stats(report)) {
-      sample.epsilon_glob = nlgs->epsilon_glob;
-      sample.iterations = nlgs->common.iterations;
-      out.newton_unconverged += nlgs->newton_unconverged;
-      if (!nlgs->common.converged) ++out.unconverged_steps;
-      if (s == kHistoryStep || s == steps) out.histories.emplace_back(s, nlgs->history);
-      out.last = *nlgs;
+    if (const NlgsStats* terms = nlgs_stats(report)) {
+      sample.epsilon_glob = terms->epsilon_glob;
+      sample.iterations = terms->common.iterations;
+      out.newton_unconverged += terms->newton_unconverged;
+      if (!terms->common.converged) ++out.unconverged_steps;
+      if (s == kHistoryStep || s == steps) out.histories.emplace_back(s, terms->history);
+      out.last = *terms;
     }
     out.solve_cpu_seconds += report.solve_cpu_seconds;
     out.samples.push_back(sample);

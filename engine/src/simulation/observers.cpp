@@ -44,7 +44,10 @@ std::string step_failure_text(const StepReport& report) {
     return where + "solver " + stats.solver + " did not converge: " + to_string(stats.termination) +
            " after " + std::to_string(stats.iterations) + " iterations, " + stats.criterion + " " +
            short_number(stats.criterion_value) + " (tolerance " + short_number(stats.tolerance) +
-           ")" + (stats.criterion == "merit" ? "" : ", merit " + short_number(stats.merit));
+           ")" +
+           (stats.criterion == "merit" || !stats.has_merit
+                ? ""
+                : ", merit " + short_number(stats.merit));
   const NoTensionTrussStats& truss = compatible_solve(report)->stats;
   return where + "the compatible CD solver did not converge: " + truss.termination + " after " +
          std::to_string(truss.outer_iterations) + " outer iterations, equilibrium residual " +
@@ -59,9 +62,10 @@ void RunStatistics::on_step(const Stepper&, const StepReport& report) {
     ++non_converged_steps;
     if (first_non_converged_step < 0) first_non_converged_step = step;
   }
+  const bool has_merit = stats.termination != Termination::not_run && stats.has_merit;
+  if (has_merit) ++merit_steps;
   // A NaN merit (a diverged solve) is kept: it must not hide behind a later finite one.
-  if (stats.termination != Termination::not_run &&
-      (std::isnan(stats.merit) || stats.merit > max_merit) && !std::isnan(max_merit)) {
+  if (has_merit && (std::isnan(stats.merit) || stats.merit > max_merit) && !std::isnan(max_merit)) {
     max_merit = stats.merit;
     max_merit_step = step;
   }
@@ -72,7 +76,7 @@ void RunStatistics::on_step(const Stepper&, const StepReport& report) {
   }
   const bool solver_non_finite =
       stats.termination != Termination::not_run &&
-      (!std::isfinite(stats.merit) ||
+      ((has_merit && !std::isfinite(stats.merit)) ||
        (!stats.criterion.empty() && !std::isfinite(stats.criterion_value)));
   const CompatibleSolve* compatible = compatible_solve(report);
   const bool truss_non_finite =
@@ -149,8 +153,10 @@ void ProgressReporter::on_step(const Stepper& stepper, const StepReport& report)
        << short_number(100.0 * static_cast<double>(step) / static_cast<double>(total_))
        << "%), t = " << short_number(report.time) << " s, contacts " << report.active_contacts;
   if (stepper.scheme() != "dem")  // the DEM has no contact solver
-    out_ << ", iterations " << report.solver_stats.iterations << ", merit "
-         << short_number(report.solver_stats.merit);
+    out_ << ", iterations " << report.solver_stats.iterations << ", "
+         << (report.solver_stats.has_merit ? "merit" : report.solver_stats.criterion) << " "
+         << short_number(report.solver_stats.has_merit ? report.solver_stats.merit
+                                                       : report.solver_stats.criterion_value);
   if (const CompatibleSolve* compatible = compatible_solve(report))
     out_ << ", compatible " << compatible->stats.outer_iterations << " outer iterations, "
          << "residual " << short_number(compatible->stats.equilibrium_residual);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "moreau/solver/interior_point_solver.hpp"
 
@@ -23,7 +24,8 @@ SolverStats solver_stats(const ForceSolution& solution, const conic::InteriorPoi
   stats.iterations = ipm.newton_steps;
   stats.criterion_value =
       std::max({ipm.primal_residual, ipm.equality_residual, ipm.complementarity});
-  stats.merit = stats.criterion_value;
+  stats.has_merit = false;
+  stats.merit = std::numeric_limits<double>::quiet_NaN();
   stats.converged = ipm.status == conic::InteriorPointStatus::converged;
   stats.termination = termination_of(ipm.status);
   if (!stats.converged) stats.stop_reason = conic::to_string(ipm.status) + ": " + ipm.message;

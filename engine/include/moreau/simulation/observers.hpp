@@ -29,6 +29,7 @@ class RunStatistics final : public StepObserver {
   long first_non_converged_step = -1;
   double max_merit = 0.0;  // NaN once a solve diverged to NaN
   long max_merit_step = -1;
+  long merit_steps = 0;  // steps whose solve has the suite's merit (SolverStats::has_merit)
   // Steps whose merit or criterion value (or the compatible solver's residual) is not finite:
   // a run with any did not solve what it claims, whatever its other counts say.
   long non_finite_steps = 0;

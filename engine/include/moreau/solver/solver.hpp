@@ -121,7 +121,10 @@ struct SolverStats {
   bool converged = false;
   int iterations = 0;
   // The suite's common merit (merit.hpp) of the returned r, whatever decided the stop, so that
-  // merits of different solvers compare.
+  // merits of different solvers compare. A solve of another problem than a cone problem in
+  // velocities has none (has_merit false, merit NaN): the variational scheme's force problem
+  // (Krabbenhoft/NURBS chapter eq. 4.15), whose criterion and criterion_value say how it went.
+  bool has_merit = true;
   double merit = 0.0;
   // What decided `converged` and `termination`, and its final value: "merit" (criterion_value
   // == merit), "epsilon_glob" (Dumont eq. 37, NLGS with that stopping) or
