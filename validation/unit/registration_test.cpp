@@ -10,6 +10,7 @@
 #include "moreau/contact/delassus.hpp"
 #include "moreau/core/error.hpp"
 #include "moreau/io/scene.hpp"
+#include "moreau/solver/interior_point_solver.hpp"
 #include "moreau/solver/projected_gauss_seidel.hpp"
 #include "moreau/solver/solver_registry.hpp"
 
@@ -115,6 +116,42 @@ BOOST_AUTO_TEST_CASE(the_scene_schema_has_its_row) {
           BOOST_TEST(option.default_value == "0.8");
         }
   BOOST_TEST(found);
+}
+
+// Options by scene key through the registry: the bounds and types of the solver's table, and an
+// error naming the key and listing the solver's options for a key it does not have.
+BOOST_AUTO_TEST_CASE(options_are_set_by_key_through_the_table) {
+  AnySolverOptions options = default_solver_options("test-backwards-gs");
+  set_solver_option("test-backwards-gs", options, "damping", 0.25);
+  set_solver_option("test-backwards-gs", options, "check_every", 4.0);
+  set_solver_option("test-backwards-gs", options, "record_history", false);
+  const BackwardsOptions& own = options.get<BackwardsOptions>();
+  BOOST_TEST(own.damping == 0.25);
+  BOOST_TEST(own.check_every == 4);
+  BOOST_TEST(!own.record_history);
+  const auto fails_with = [&](auto set, const std::string& fragment) {
+    try {
+      set();
+      BOOST_ERROR("accepted: " << fragment);
+    } catch (const OptionError& e) {
+      BOOST_TEST(std::string(e.what()).find(fragment) != std::string::npos, e.what());
+    }
+  };
+  fails_with([&] { set_solver_option("test-backwards-gs", options, "damping", 1.5); },
+             "damping: 1.5 is outside (0, 1]");
+  fails_with([&] { set_solver_option("test-backwards-gs", options, "check_every", 2.5); },
+             "check_every: 2.5 is not an integer");
+  fails_with([&] { set_solver_option("test-backwards-gs", options, "warm_start", 1.0); },
+             "warm_start: takes bool");
+  fails_with([&] { set_solver_option("test-backwards-gs", options, "alpha", 0.5); },
+             "alpha: not an option of solver \"test-backwards-gs\"; its options: tolerance");
+  AnySolverOptions ipm = default_solver_options("ipm");
+  set_solver_option("ipm", ipm, "stopping", std::string("kleinert_error"));
+  BOOST_TEST((ipm.get<IpmOptions>().stopping == IpmStopping::kleinert_error));
+  fails_with([&] { set_solver_option("ipm", ipm, "stopping", std::string("never")); },
+             "stopping: \"never\" is not one of");
+  // Another solver's struct is refused by name.
+  BOOST_CHECK_THROW(options.get<PgsOptions>(), InputError);
 }
 
 }  // namespace
