@@ -11,6 +11,8 @@
 #include "moreau/core/error.hpp"
 #include "moreau/dem/dem_stepper.hpp"
 #include "moreau/harness/experiment.hpp"
+#include "moreau/harness/stepping.hpp"
+#include "moreau/harness/stepping.hpp"
 #include "moreau/integrator/semi_implicit_euler.hpp"
 #include "moreau/solver/projected_gauss_seidel.hpp"
 #include "moreau/solver/solver_registry.hpp"
@@ -98,18 +100,20 @@ Outcome run_classic(const std::string& method, const std::string& solver, Contac
   }
   options.compatible.enabled = true;
   options.compatible.law = ContactLaw::hookean;
-  SemiImplicitEulerStepper stepper(world, options, make_solver(solver, solver_options));
   Outcome outcome;
   outcome.method = method;
-  for (long s = 0; s < kSteps; ++s) {
-    const StepReport& report = stepper.step();
-    outcome.total_iterations += report.solver_stats.iterations;
-    if (!report.solver_stats.converged)
-      std::cerr << method << ": step " << report.step << ": solver " << report.solver_stats.solver
-                << " stopped (" << to_string(report.solver_stats.termination) << ") at merit "
-                << report.solver_stats.merit << "\n";
-  }
-  const StepReport& report = stepper.last_report();
+  StepReport report;  // of the last step, where the forces are read
+  run_steps(std::make_unique<SemiImplicitEulerStepper>(world, options,
+                                                       make_solver(solver, solver_options)),
+            kSteps, [&](const Stepper&, const StepReport& step) {
+              outcome.total_iterations += step.solver_stats.iterations;
+              if (!step.solver_stats.converged)
+                std::cerr << method << ": step " << step.step << ": solver "
+                          << step.solver_stats.solver << " stopped ("
+                          << to_string(step.solver_stats.termination) << ") at merit "
+                          << step.solver_stats.merit << "\n";
+              if (step.step == kSteps) report = step;
+            });
   if (report.contacts.size() != 3)
     throw SimulationError(method + ": expected 3 support contacts at rest");
   for (std::size_t i = 0; i < 3; ++i) {

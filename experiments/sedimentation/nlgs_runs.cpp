@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "moreau/collision/collision_detector.hpp"
+#include "moreau/harness/stepping.hpp"
 #include "moreau/integrator/theta_stepper.hpp"
 #include "moreau/model/shape.hpp"
 
@@ -41,16 +42,17 @@ ThetaOptions theta_options(const Settings& s) {
 Outcome run(const std::string& label, const World& initial, LocalMethod method, double alpha,
             const Settings& s) {
   World world = initial;
-  ThetaStepper stepper(world, theta_options(s), make_nlgs(method, alpha, s));
+  auto stepper =
+      std::make_unique<ThetaStepper>(world, theta_options(s), make_nlgs(method, alpha, s));
   Outcome out;
   out.label = label;
   out.method = method;
   const std::clock_t start = std::clock();
-  for (long k = 1; k <= s.steps; ++k) {
+  std::clock_t step_start = start;
+  if (s.steps == 1) out.before_last = world;
+  run_steps(std::move(stepper), s.steps, [&](const Stepper&, const StepReport& report) {
+    const long k = report.step;
     const bool last = k == s.steps;
-    if (last) out.before_last = world;
-    const std::clock_t step_start = std::clock();
-    const StepReport& report = stepper.step();
     StepRow row{k,        static_cast<long>(report.contacts.size()),
                 0,        0.0,
                 0.0,      static_cast<double>(std::clock() - step_start) / CLOCKS_PER_SEC,
@@ -64,7 +66,9 @@ Outcome run(const std::string& label, const World& initial, LocalMethod method, 
       if (last) out.last = *nlgs;
     }
     out.rows.push_back(row);
-  }
+    if (k + 1 == s.steps) out.before_last = world;  // the state the last step starts from
+    step_start = std::clock();
+  });
   out.cpu_seconds = static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
   out.final_world = world;
   return out;

@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "moreau/harness/stepping.hpp"
 #include "moreau/integrator/theta_stepper.hpp"
 #include "moreau/model/shape.hpp"
 
@@ -46,7 +47,8 @@ Outcome run(const Scene& scene, LocalMethod method, double alpha, Dimension dime
   nlgs.method = method;
   nlgs.rho_factor = alpha;
   nlgs.time_step = scene.time_step();  // eps_glob with forces, as Dumont
-  ThetaStepper stepper(world, scene.theta, std::make_unique<NlgsSolver>(nlgs));
+  auto stepper =
+      std::make_unique<ThetaStepper>(world, scene.theta, std::make_unique<NlgsSolver>(nlgs));
 
   Outcome out;
   out.method = method;
@@ -54,8 +56,8 @@ Outcome run(const Scene& scene, LocalMethod method, double alpha, Dimension dime
   out.label =
       to_string(method) + (alpha > 0.0 ? " alpha=" + std::to_string(alpha).substr(0, 3) : "");
   const std::clock_t start = std::clock();
-  for (long s = 1; s <= steps; ++s) {
-    const StepReport& report = stepper.step();
+  run_steps(std::move(stepper), steps, [&](const Stepper&, const StepReport& report) {
+    const long s = report.step;
     const RigidBody& body = world.bodies[b];
     // Velocity of the material point touching the plane: v + omega x (-R e_y).
     const Vec3 contact_point =
@@ -76,7 +78,7 @@ Outcome run(const Scene& scene, LocalMethod method, double alpha, Dimension dime
     }
     out.solve_cpu_seconds += report.solve_cpu_seconds;
     out.samples.push_back(sample);
-  }
+  });
   out.cpu_seconds = static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
   return out;
 }
