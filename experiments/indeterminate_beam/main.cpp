@@ -12,7 +12,6 @@
 #include "moreau/dem/dem_stepper.hpp"
 #include "moreau/harness/experiment.hpp"
 #include "moreau/harness/stepping.hpp"
-#include "moreau/harness/stepping.hpp"
 #include "moreau/integrator/semi_implicit_euler.hpp"
 #include "moreau/solver/projected_gauss_seidel.hpp"
 #include "moreau/solver/solver_registry.hpp"
