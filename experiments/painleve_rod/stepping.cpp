@@ -1,4 +1,6 @@
 // The Painleve rod stepped in time from its critical angle (README.md, "Time stepping").
+#include "moreau/harness/stepping.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -54,28 +56,32 @@ SteppingRun run_stepping(const std::string& model, double mu, CsvTable& out) {
     options.friction_model = FrictionModel::coulomb;
     solver = std::make_unique<ProjectedGaussSeidel>(limits(PgsOptions{}));
   }
-  ImpulseVelocityStepper stepper(world, options, std::move(solver));
   SteppingRun run{model, mu, 0.0, true};
   out.row(model, mu, 0, -kSlidingSpeed, 0, 0, kCriticalAngle, 0, 0, 0);
-  for (int k = 0; k < kSteps; ++k) {
-    // The contact law constrains the velocity at the end of the step of the material point that
-    // touched at its start: v' + omega' x (tip - centre) with the lever of the step's start.
-    const RigidBody& rod = world.bodies[1];
-    const Vec3 lever = -0.5 * kRodLength * (rod.orientation * Vec3::UnitX());
-    const StepReport& report = stepper.step();
-    run.converged = run.converged && report.solver_stats.converged;
-    const Vec3 tip_velocity = rod.linear_velocity + rod.angular_velocity.cross(lever);
-    const Vec3 axis = rod.orientation * Vec3::UnitX();
-    const Vec3 tip = rod.position - 0.5 * kRodLength * axis;
-    if (k == 0) run.slip_after_first_step = tip_velocity.x();
-    double r_n = 0.0, r_t = 0.0;
-    if (!report.contacts.empty()) {
-      r_n = report.impulses(0);
-      r_t = report.impulses.segment<2>(1).norm();
-    }
-    out.row(model, mu, report.time, tip_velocity.x(), tip_velocity.y(), tip.y(),
-            std::atan2(axis.y(), axis.x()), r_n, r_t, report.solver_stats.iterations);
-  }
+  // The contact law constrains the velocity at the end of the step of the material point that
+  // touched at its start: v' + omega' x (tip - centre) with the lever of the step's start.
+  const RigidBody& rod = world.bodies[1];
+  const auto lever_now = [&rod] {
+    return Vec3(-0.5 * kRodLength * (rod.orientation * Vec3::UnitX()));
+  };
+  Vec3 lever = lever_now();
+  run_steps(std::make_unique<ImpulseVelocityStepper>(world, options, std::move(solver)), kSteps,
+            [&](const Stepper&, const StepReport& report) {
+              const long k = report.step - 1;
+              run.converged = run.converged && report.solver_stats.converged;
+              const Vec3 tip_velocity = rod.linear_velocity + rod.angular_velocity.cross(lever);
+              const Vec3 axis = rod.orientation * Vec3::UnitX();
+              const Vec3 tip = rod.position - 0.5 * kRodLength * axis;
+              if (k == 0) run.slip_after_first_step = tip_velocity.x();
+              double r_n = 0.0, r_t = 0.0;
+              if (!report.contacts.empty()) {
+                r_n = report.impulses(0);
+                r_t = report.impulses.segment<2>(1).norm();
+              }
+              out.row(model, mu, report.time, tip_velocity.x(), tip_velocity.y(), tip.y(),
+                      std::atan2(axis.y(), axis.x()), r_n, r_t, report.solver_stats.iterations);
+              lever = lever_now();  // the next step's start
+            });
   return run;
 }
 
