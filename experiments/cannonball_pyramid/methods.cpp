@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "moreau/dem/dem_stepper.hpp"
+#include "moreau/harness/stepping.hpp"
 #include "moreau/integrator/semi_implicit_euler.hpp"
 #include "moreau/solver/projected_gauss_seidel.hpp"
 #include "moreau/solver/solver_registry.hpp"
@@ -50,10 +51,15 @@ CdRun run_cd(int base, Variant variant, const std::string& solver, long steps, d
     pgs->order = setting.order;
     pgs->seed = setting.seed;
   }
-  SemiImplicitEulerStepper stepper(world, options, make_solver(solver, solver_options));
   CdRun run;
+  SteppingRun stepping(std::make_unique<SemiImplicitEulerStepper>(
+                           world, options, make_solver(solver, solver_options)),
+                       [&run](const Stepper&, const StepReport& step) {
+                         run.iterations += step.solver_stats.iterations;
+                       });
+  auto& stepper = static_cast<SemiImplicitEulerStepper&>(stepping.stepper());
   const auto start = Clock::now();
-  for (long s = 0; s + 1 < steps; ++s) run.iterations += stepper.step().solver_stats.iterations;
+  stepping.advance(std::max(steps - 1, 0L));
   const double classic_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   World before_last_step = world;
   // Forces are read at the last step, with the compatible post-processing switched on there.
@@ -67,8 +73,8 @@ CdRun run_cd(int base, Variant variant, const std::string& solver, long steps, d
   // quick scale and the same forces to 4e-10 (compared below on every variant).
   compatible.truss.method = TrussMethod::interior_point;
   stepper.set_compatible(compatible);
-  const StepReport& report = stepper.step();
-  run.iterations += report.solver_stats.iterations;
+  stepping.advance(1);
+  const StepReport& report = stepping.last_report();
   run.last_step_solver_seconds = report.solver_stats.wall_seconds;
   if (!report.solver_stats.converged)
     std::cerr << solver << ": last step stopped (" << to_string(report.solver_stats.termination)
@@ -112,14 +118,15 @@ DemRun run_dem(int base, Variant variant, const std::vector<int>& base_bodies) {
   // The published 5e-7 s where it is stable for our stiffness; otherwise 90% of the estimate.
   options.time_step = std::min(kPublishedDemStep, 0.9 * run.stable_estimate);
   run.time_step = options.time_step;
-  DemStepper dem(world, options);
+  SteppingRun stepping(std::make_unique<DemStepper>(world, options));
+  const auto& dem = static_cast<const DemStepper&>(stepping.stepper());
   // Settled when the floor reaction has stopped changing: checked every 1e-3 s of simulated
   // time, to 1e-10 relative, after the top layer has had time to land.
   const long check = static_cast<long>(std::ceil(1e-3 / options.time_step));
   VecX previous;
   const auto start = Clock::now();
   for (;;) {
-    for (long s = 0; s < check; ++s) dem.step();
+    stepping.advance(check);
     std::vector<ForceRecord> forces;
     for (const DemContact& c : dem.contacts())
       forces.push_back({c.body_a, c.body_b, c.point, c.elastic_force * c.normal});

@@ -3,28 +3,17 @@
 #include <utility>
 
 namespace moreau {
-namespace {
 
-class ReadingObserver final : public StepObserver {
- public:
-  explicit ReadingObserver(StepReading read) : read_(std::move(read)) {}
-  // The reading may look at the contacts of every step (the DEM fills them only on request).
-  bool wants_contacts(long) const override { return true; }
-  void on_step(const Stepper& stepper, const StepReport& report) override {
-    read_(stepper, report);
-  }
+SteppingRun::SteppingRun(std::unique_ptr<Stepper> stepper, StepReading read)
+    : simulation_(std::move(stepper)), reading_(std::move(read)) {
+  simulation_.add_observer(reading_);
+}
 
- private:
-  StepReading read_;
-};
-
-}  // namespace
+RunOutcome SteppingRun::advance(long steps) { return simulation_.run(steps); }
 
 RunOutcome run_steps(std::unique_ptr<Stepper> stepper, long steps, StepReading read) {
-  Simulation simulation(std::move(stepper));
-  ReadingObserver observer(std::move(read));
-  simulation.add_observer(observer);
-  return simulation.run(steps);
+  SteppingRun run(std::move(stepper), std::move(read));
+  return run.advance(steps);
 }
 
 }  // namespace moreau
