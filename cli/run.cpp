@@ -268,8 +268,10 @@ int run_scene(const std::string& scene_path, const RunOverrides& overrides) {
   long total_steps =
       overrides.steps && scene.scheme == Scheme::dem ? *overrides.steps : scene_step_count(scene);
   // Read before the stepper is built: the DEM builds its neighbours from the state it is given.
-  const long restart_step =
-      overrides.restart ? read_checkpoint(*overrides.restart, scene.world) : 0;
+  const CheckpointContents restart = overrides.restart
+                                         ? read_checkpoint_contents(*overrides.restart, scene.world)
+                                         : CheckpointContents{};
+  const long restart_step = restart.step;
   if (restart_step > total_steps)
     throw InputError(*overrides.restart + ": step " + std::to_string(restart_step) +
                      " is past the run's last step " + std::to_string(total_steps));
@@ -277,6 +279,7 @@ int run_scene(const std::string& scene_path, const RunOverrides& overrides) {
   const std::filesystem::path directory = make_output_directory(scene.output.directory);
   Simulation simulation(make_stepper(scene));
   simulation.stepper().resume_at(restart_step);
+  if (overrides.restart) restore_scheme_state(restart, simulation.stepper(), *overrides.restart);
   const Stepper& stepper = simulation.stepper();
 
   std::optional<FclibExporter> exporter;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "moreau/core/error.hpp"
+#include "moreau/variational/variational_stepper.hpp"
 
 namespace moreau {
 namespace {
@@ -261,16 +262,44 @@ std::filesystem::path CheckpointWriter::path(long step) const {
   return directory_ / ("checkpoint_" + std::to_string(step) + ".json");
 }
 
+namespace {
+
+// The world after `step` and the scheme's own state: the variational scheme's shear history,
+// without which a restarted run would not continue as the uninterrupted one.
+void write_run_checkpoint(const std::filesystem::path& path, const Stepper& stepper, long step,
+                          const std::string& scene) {
+  CheckpointContents contents;
+  contents.step = step;
+  contents.scene = scene;
+  if (const auto* variational = dynamic_cast<const VariationalStepper*>(&stepper))
+    contents.shear_history = variational->shear_history();
+  write_checkpoint(path, stepper.world(), contents);
+}
+
+}  // namespace
+
 void CheckpointWriter::on_step(const Stepper& stepper, const StepReport& report) {
   if (every_ > 0 && report.step % every_ == 0)
-    write_checkpoint(path(report.step), stepper.world(), report.step, scene_);
+    write_run_checkpoint(path(report.step), stepper, report.step, scene_);
 }
 
 void CheckpointWriter::on_finish(const Stepper& stepper, const RunOutcome& outcome) {
   // A failed run may hold a state that is not finite: it is no place to restart from.
   const long step = stepper.steps_taken();
   if (outcome.status != "failed" && (every_ <= 0 || step % every_ != 0))
-    write_checkpoint(path(step), stepper.world(), step, scene_);
+    write_run_checkpoint(path(step), stepper, step, scene_);
+}
+
+void restore_scheme_state(const CheckpointContents& contents, Stepper& stepper,
+                          const std::filesystem::path& path) {
+  if (!contents.shear_history) return;
+  auto* variational = dynamic_cast<VariationalStepper*>(&stepper);
+  if (!variational)
+    throw InputError(path.string() +
+                     ": scheme_state.shear_history: a state of the "
+                     "variational_theta scheme, not of \"" +
+                     stepper.scheme() + "\"");
+  variational->resume_shear_history(*contents.shear_history);
 }
 
 }  // namespace moreau

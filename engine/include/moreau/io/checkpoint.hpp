@@ -60,8 +60,14 @@ CheckpointContents read_checkpoint_header(const std::filesystem::path& path);
 // continue as it was.
 long read_checkpoint(const std::filesystem::path& path, World& world);
 
+// Gives `stepper` the scheme state of a checkpoint read by read_checkpoint_contents (the
+// variational scheme's shear history); InputError naming the file when the checkpoint carries
+// a state of another scheme than the stepper's.
+void restore_scheme_state(const CheckpointContents& contents, Stepper& stepper,
+                          const std::filesystem::path& path);
+
 // Writes <directory>/checkpoint_<step>.json every `every` steps and at the end of a run that
-// did not fail.
+// did not fail, with the scheme's own state (the variational scheme's shear history).
 class CheckpointWriter final : public StepObserver {
  public:
   CheckpointWriter(std::filesystem::path directory, long every, std::string scene);
