@@ -10,7 +10,6 @@
 #include "moreau/solver/cone.hpp"
 #include "moreau/solver/iteration_monitor.hpp"
 #include "moreau/solver/solver_registry.hpp"
-#include "solver_options_common.hpp"
 
 namespace moreau {
 

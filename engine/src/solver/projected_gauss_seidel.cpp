@@ -7,7 +7,6 @@
 #include "moreau/solver/cone.hpp"
 #include "moreau/solver/gauss_seidel.hpp"
 #include "moreau/solver/solver_registry.hpp"
-#include "solver_options_common.hpp"
 
 namespace moreau {
 
