@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
   run->add_option_function<std::string>(
       "--scheme", [&](const std::string& value) { overrides.scheme = value; },
       "Time-stepping scheme (replaces integrator.scheme of the scene): " +
-          moreau::cli::known_scheme_names());
+          moreau::cli::known_scheme_names() + " (`moreau schemes` says what each is)");
   run->add_option_function<std::string>(
       "-m,--method", [&](const std::string& value) { overrides.method = value; },
       "The older spelling of --scheme: cd (semi_implicit_euler) or dem");
@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
   check->add_option("SCENE", check_path, "Scene file (JSON)")->required();
 
   CLI::App* solvers = app.add_subcommand("solvers", "List the contact solvers by name");
+  CLI::App* schemes = app.add_subcommand("schemes", "List the time-stepping schemes by name");
   CLI::App* schema = app.add_subcommand(
       "schema", "Print every scene key with its type, unit and default (docs/scene-format.md)");
   moreau::cli::add_fclib_command(app);
@@ -83,6 +84,7 @@ int main(int argc, char** argv) {
     if (*run) return moreau::cli::run_scene(scene_path, overrides);
     if (*check) moreau::cli::check_scene(check_path);
     if (*solvers) moreau::cli::list_solvers();
+    if (*schemes) moreau::cli::list_schemes();
     if (*schema) moreau::cli::print_schema();
   } catch (const moreau::InputError& e) {
     std::cerr << "moreau: error: " << e.what() << '\n';

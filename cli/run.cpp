@@ -14,6 +14,7 @@
 #include "moreau/collision/contact.hpp"
 #include "moreau/core/error.hpp"
 #include "moreau/fclib/step_export.hpp"
+#include "moreau/integrator/semi_implicit_euler.hpp"
 #include "moreau/io/checkpoint.hpp"
 #include "moreau/io/csv_writer.hpp"
 #include "moreau/io/output_writer.hpp"
@@ -24,6 +25,14 @@
 
 namespace moreau::cli {
 namespace {
+
+// Whether the run post-processes its steps with compatible CD (Olsen & Kamrin Alg. 1), a
+// semi_implicit_euler option.
+bool compatible_enabled(const Scene& scene) {
+  const AnySchemeOptions options = scene.options_of(scene.scheme);
+  const auto* euler = options.get_if<SemiImplicitEulerOptions>();
+  return euler && euler->compatible.enabled;
+}
 
 // A number for summary.json: JSON has no NaN or infinity, and a null would read as "nothing
 // measured"; a non-finite value is written as the string "nan", "inf" or "-inf".
@@ -43,50 +52,48 @@ std::string run_status(const RunOutcome& outcome, const RunStatistics& stats) {
 // The summary.json of a run: what ran, how it ended, and the solvers' totals.
 void write_summary(const std::filesystem::path& path, const Scene& scene, const Stepper& stepper,
                    const RunStatistics& stats, const RunOutcome& outcome) {
-  const bool cd = scene.scheme != Scheme::dem;
-  const bool compatible =
-      scene.scheme == Scheme::semi_implicit_euler && scene.semi_implicit_euler.compatible.enabled;
-  // variational_theta solves with the conic QP core, not scene.solver.
-  const bool variational = scene.scheme == Scheme::variational_theta;
-  const std::string variational_solver =
-      scene.variational.interior_point.backend == conic::LinearBackend::cholmod ? "ipm-direct"
-                                                                                : "ipm";
-  nlohmann::json summary = {
-      {"scene", scene.source},
-      {"status", run_status(outcome, stats)},
-      {"scheme", to_string(scene.scheme)},
-      {"dimension", static_cast<int>(scene.world.dimension)},
-      {"bodies", scene.world.bodies.size()},
-      // A DEM run has no contact solver.
-      {"solver", cd ? nlohmann::json(variational ? variational_solver : scene.solver)
-                    : nlohmann::json(nullptr)},
-      {"tolerance",
-       cd ? nlohmann::json(variational ? scene.variational.interior_point.tolerance
-                                       : common_options(scene.solver_options).tolerance)
-          : nlohmann::json(nullptr)},
-      {"compatible", compatible},
-      {"time_step", stepper.time_step()},
-      {"steps_requested", outcome.steps_requested},
-      {"steps", stats.steps_completed},
-      {"simulated_time", scene.world.time},
-      {"wall_seconds", outcome.wall_seconds},
-      {"solver_seconds", stats.solver_seconds},
-      {"collision_seconds", stats.collision_seconds},
-      {"non_converged_steps", stats.non_converged_steps},
-      {"first_non_converged_step", nullptr},
-      {"max_merit", number(stats.max_merit)},
-      {"non_finite_steps", stats.non_finite_steps},
-      {"first_non_finite_step", nullptr},
-      {"max_merit_step", nullptr},
-      {"total_solver_iterations", stats.total_iterations},
-      {"max_solver_iterations", stats.max_iterations},
-      {"max_contacts", stats.max_contacts},
-      {"mean_contacts", stats.mean_contacts()},
-      {"output",
-       {{"directory", scene.output.directory},
-        {"every", scene.output.every},
-        {"csv", scene.output.csv},
-        {"vtk", scene.output.vtk}}}};
+  // The scene's solver, the scheme's own (variational_theta's conic QP core) or none (DEM).
+  const SchemeRegistration& scheme = find_scheme(scene.scheme);
+  nlohmann::json solver = nullptr;
+  nlohmann::json tolerance = nullptr;
+  if (scheme.takes_solver) {
+    solver = scene.solver;
+    tolerance = common_options(scene.solver_options).tolerance;
+  } else if (scheme.own_solver) {
+    const OwnSolver own = scheme.own_solver(scene.options_of(scheme.name));
+    solver = own.name;
+    tolerance = own.tolerance;
+  }
+  nlohmann::json summary = {{"scene", scene.source},
+                            {"status", run_status(outcome, stats)},
+                            {"scheme", scene.scheme},
+                            {"dimension", static_cast<int>(scene.world.dimension)},
+                            {"bodies", scene.world.bodies.size()},
+                            {"solver", solver},
+                            {"tolerance", tolerance},
+                            {"compatible", compatible_enabled(scene)},
+                            {"time_step", stepper.time_step()},
+                            {"steps_requested", outcome.steps_requested},
+                            {"steps", stats.steps_completed},
+                            {"simulated_time", scene.world.time},
+                            {"wall_seconds", outcome.wall_seconds},
+                            {"solver_seconds", stats.solver_seconds},
+                            {"collision_seconds", stats.collision_seconds},
+                            {"non_converged_steps", stats.non_converged_steps},
+                            {"first_non_converged_step", nullptr},
+                            {"max_merit", number(stats.max_merit)},
+                            {"non_finite_steps", stats.non_finite_steps},
+                            {"first_non_finite_step", nullptr},
+                            {"max_merit_step", nullptr},
+                            {"total_solver_iterations", stats.total_iterations},
+                            {"max_solver_iterations", stats.max_iterations},
+                            {"max_contacts", stats.max_contacts},
+                            {"mean_contacts", stats.mean_contacts()},
+                            {"output",
+                             {{"directory", scene.output.directory},
+                              {"every", scene.output.every},
+                              {"csv", scene.output.csv},
+                              {"vtk", scene.output.vtk}}}};
   if (stats.first_non_converged_step >= 0)
     summary["first_non_converged_step"] = stats.first_non_converged_step;
   if (stats.max_merit_step >= 0) summary["max_merit_step"] = stats.max_merit_step;
@@ -99,7 +106,7 @@ void write_summary(const std::filesystem::path& path, const Scene& scene, const 
     summary["stopping_criterion"] = stats.criterion;
     summary["max_criterion_value"] = number(stats.max_criterion_value);
   }
-  if (compatible) {
+  if (compatible_enabled(scene)) {
     summary["compatible_solver"] = {
         {"steps", stats.compatible_steps},
         {"non_converged_steps", stats.compatible_non_converged_steps},
@@ -192,13 +199,12 @@ class StepSelection {
   }
 };
 
-Scheme scheme_from_option(const std::string& option, const std::string& name) {
+std::string scheme_from_option(const std::string& option, const std::string& name) {
   const std::vector<std::string> names = scheme_names();
-  const auto it = std::find(names.begin(), names.end(), name);
-  if (it == names.end())
+  if (std::find(names.begin(), names.end(), name) == names.end())
     throw InputError(option + ": unknown scheme \"" + name +
                      "\"; expected one of: " + known_scheme_names());
-  return static_cast<Scheme>(it - names.begin());
+  return name;
 }
 
 // The command-line values that replace the scene's own.
@@ -208,9 +214,9 @@ void apply_overrides(Scene& scene, const RunOverrides& overrides) {
       throw InputError(
           "--method: unknown method \"" + *overrides.method +
           "\"; expected cd or dem (or use --scheme with one of: " + known_scheme_names() + ")");
-    scene.scheme = *overrides.method == "cd" ? Scheme::semi_implicit_euler : Scheme::dem;
+    scene.set_scheme(*overrides.method == "cd" ? "semi_implicit_euler" : "dem");
   }
-  if (overrides.scheme) scene.scheme = scheme_from_option("--scheme", *overrides.scheme);
+  if (overrides.scheme) scene.set_scheme(scheme_from_option("--scheme", *overrides.scheme));
   if (overrides.solver) {
     try {
       find_solver(*overrides.solver);
@@ -237,12 +243,14 @@ std::filesystem::path make_output_directory(const std::filesystem::path& directo
 
 void print_result(const Scene& scene, const Stepper& stepper, const RunStatistics& stats,
                   const RunOutcome& outcome, const FclibExporter* exporter) {
-  const bool dem = scene.scheme == Scheme::dem;
-  std::cout << "moreau: " << stats.steps_completed << (dem ? " DEM" : "") << " steps in "
-            << short_number(outcome.wall_seconds) << " s ("
+  // A scheme without a contact solver (the DEM) has no merit to report, its time step instead.
+  const SchemeRegistration& scheme = find_scheme(scene.scheme);
+  const bool solves = scheme.takes_solver || scheme.own_solver;
+  std::cout << "moreau: " << stats.steps_completed << (solves ? "" : " " + scene.scheme)
+            << " steps in " << short_number(outcome.wall_seconds) << " s ("
             << short_number(static_cast<double>(stats.steps_completed) / outcome.wall_seconds)
             << " steps/s), ";
-  if (dem)
+  if (!solves)
     std::cout << "time step " << short_number(stepper.time_step()) << " s";
   else
     std::cout << stats.non_converged_steps << " not converged, max "
@@ -264,20 +272,21 @@ void print_result(const Scene& scene, const Stepper& stepper, const RunStatistic
 int run_scene(const std::string& scene_path, const RunOverrides& overrides) {
   Scene scene = load_scene(scene_path);
   apply_overrides(scene, overrides);
-  // Under DEM, --steps replaces the DEM step count (the scene's duration is that of CD steps).
-  long total_steps =
-      overrides.steps && scene.scheme == Scheme::dem ? *overrides.steps : scene_step_count(scene);
   // Read before the stepper is built: the DEM builds its neighbours from the state it is given.
   const CheckpointContents restart = overrides.restart
                                          ? read_checkpoint_contents(*overrides.restart, scene.world)
                                          : CheckpointContents{};
+  Simulation simulation(make_stepper(scene));
+  // A scheme with its own time step (the DEM) covers the scene's simulated time; --steps is
+  // its own step count.
+  long total_steps = overrides.steps ? *overrides.steps
+                                     : scene_step_count(scene, simulation.stepper().time_step());
   const long restart_step = restart.step;
   if (restart_step > total_steps)
     throw InputError(*overrides.restart + ": step " + std::to_string(restart_step) +
                      " is past the run's last step " + std::to_string(total_steps));
   total_steps -= restart_step;
   const std::filesystem::path directory = make_output_directory(scene.output.directory);
-  Simulation simulation(make_stepper(scene));
   simulation.stepper().resume_at(restart_step);
   if (overrides.restart) restore_scheme_state(restart, simulation.stepper(), *overrides.restart);
   const Stepper& stepper = simulation.stepper();
@@ -297,8 +306,7 @@ int run_scene(const std::string& scene_path, const RunOverrides& overrides) {
   schedule.every = scene.output.every;
   schedule.csv = scene.output.csv;
   schedule.vtk = scene.output.vtk;
-  schedule.compatible_column =
-      scene.scheme == Scheme::semi_implicit_euler && scene.semi_implicit_euler.compatible.enabled;
+  schedule.compatible_column = compatible_enabled(scene);
   schedule.write_stopping_step = scene.on_solver_failure == SolverFailurePolicy::stop;
   OutputWriter writer(directory, scene.world.dimension, schedule);
   FailurePolicy policy(scene.on_solver_failure, std::cerr);
@@ -345,16 +353,14 @@ void check_scene(const std::string& scene_path) {
             << scene.solver << " (tolerance " << short_number(solver.tolerance) << ", at most "
             << solver.max_iterations << " iterations, on failure "
             << to_string(scene.on_solver_failure) << ")\n"
-            << "  scheme " << to_string(scene.scheme)
-            << (scene.scheme == Scheme::semi_implicit_euler &&
-                        scene.semi_implicit_euler.compatible.enabled
-                    ? ", compatible CD forces"
-                    : "")
-            << '\n';
-  if (scene.scheme == Scheme::dem) {
-    const DemRun dem = dem_run(scene);
-    std::cout << "  DEM: " << dem.steps << " steps of " << short_number(dem.options.time_step)
-              << " s\n";
+            << "  scheme " << scene.scheme
+            << (compatible_enabled(scene) ? ", compatible CD forces" : "") << '\n';
+  // A scheme with its own time step (the DEM's "auto" resolved from the world) says its run.
+  if (!scene.options_of(scene.scheme).settings()) {
+    Scene copy = scene;
+    const std::unique_ptr<Stepper> stepper = make_stepper(copy);
+    std::cout << "  " << scene.scheme << ": " << scene_step_count(scene, stepper->time_step())
+              << " steps of " << short_number(stepper->time_step()) << " s\n";
   }
   std::cout << "  output: " << scene.output.directory << " every " << scene.output.every
             << " steps (" << (scene.output.csv ? "csv" : "no csv") << ", "
@@ -384,6 +390,15 @@ void list_solvers() {
     add(solver.laws.frictionless, "frictionless");
     add(solver.laws.maximum_dissipation, "maximum_dissipation");
     std::cout << solver.name << "\t" << solver.description << " [" << laws << "]\n";
+  }
+}
+
+void list_schemes() {
+  for (const SchemeRegistration& scheme : registered_schemes()) {
+    const std::string solver = scheme.takes_solver ? "the scene's solver"
+                               : scheme.own_solver ? "its own solver"
+                                                   : "no contact solver";
+    std::cout << scheme.name << "\t" << scheme.description << " [" << solver << "]\n";
   }
 }
 

@@ -34,6 +34,8 @@ void check_scene(const std::string& scene_path);
 
 // `moreau solvers`: the solver names, one per line.
 void list_solvers();
+// `moreau schemes`: each scheme with its description and whether it takes the scene's solver.
+void list_schemes();
 // The registered solvers' names, comma separated (for --help).
 std::string known_solver_names();
 // The schemes' names, comma separated (for --help).

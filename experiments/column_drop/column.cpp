@@ -111,7 +111,7 @@ VariationalOptions stepper_options(double margin, double theta) {
   options.time_step = kTimeStep;
   options.theta = theta;
   options.contact.stiffness = {kNormalStiffness, 2.0 * kNormalStiffness / 3.0};
-  options.contact.frictional = true;
+  options.frictional = true;
   options.collision.margin = margin;
   return options;
 }

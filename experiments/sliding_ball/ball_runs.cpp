@@ -21,7 +21,7 @@ Ball find_ball(const Scene& scene) {
   Ball ball;
   for (int b = 0; b < static_cast<int>(world.bodies.size()); ++b)
     if (world.bodies[b].name == "ball") ball.body = b;
-  if (ball.body < 0 || world.bodies.size() != 2 || scene.scheme != Scheme::theta)
+  if (ball.body < 0 || world.bodies.size() != 2 || scene.scheme != "theta")
     throw InputError(kScene + ": expected a theta-scheme scene of a body \"ball\" and a plane");
   const RigidBody& body = world.bodies[ball.body];
   ball.radius = std::get<Sphere>(body.shape.geometry).radius;
@@ -47,8 +47,8 @@ Outcome run(const Scene& scene, LocalMethod method, double alpha, Dimension dime
   nlgs.method = method;
   nlgs.rho_factor = alpha;
   nlgs.time_step = scene.time_step();  // eps_glob with forces, as Dumont
-  auto stepper =
-      std::make_unique<ThetaStepper>(world, scene.theta, std::make_unique<NlgsSolver>(nlgs));
+  auto stepper = std::make_unique<ThetaStepper>(world, scene.options_of<ThetaOptions>("theta"),
+                                                std::make_unique<NlgsSolver>(nlgs));
 
   Outcome out;
   out.method = method;

@@ -823,23 +823,22 @@ json bench_ipm(const Settings& settings, double triad_best) {
 json bench_dem_pyramid(const Settings& settings) {
   const std::string path = std::string(MOREAU_SOURCE_DIR) + "/scenes/cannonball_pyramid.json";
   const moreau::Scene scene = moreau::load_scene(path);
-  moreau::DemRun dem = moreau::dem_run(scene);
+  moreau::DemOptions dem = scene.options_of<moreau::DemOptions>("dem");
   // The Hookean variant at 0.9 of the stability estimate, as the pyramid experiment runs it.
-  dem.options.time_step = 1.0;
-  dem.options.time_step = 0.9 * moreau::estimate_stable_time_step(scene.world, dem.options);
+  dem.time_step = 1.0;
+  dem.time_step = 0.9 * moreau::estimate_stable_time_step(scene.world, dem);
   const long steps = settings.quick ? 2000 : 20000;
   heading("DEM steps per second, cannonball pyramid (" + std::to_string(scene.world.bodies.size()) +
           " spheres, Hookean, 0.9 of the stability estimate)");
-  json out = {{"spheres", scene.world.bodies.size()},
-              {"time_step", dem.options.time_step},
-              {"steps", steps}};
+  json out = {
+      {"spheres", scene.world.bodies.size()}, {"time_step", dem.time_step}, {"steps", steps}};
   std::printf("  %7s %12s %14s %10s %12s\n", "threads", "steps/s", "sphere-steps/s", "contacts",
               "steps/CPU s");
   for (const int threads : settings.threads) {
     omp_set_num_threads(threads);
     moreau::World world = scene.world;
     // The run loop of `moreau run`, without observers: the DEM converts no contacts.
-    moreau::Simulation simulation(std::make_unique<moreau::DemStepper>(world, dem.options));
+    moreau::Simulation simulation(std::make_unique<moreau::DemStepper>(world, dem));
     const auto t0 = Clock::now();
     const double cpu0 = process_cpu_clock();
     simulation.run(steps);

@@ -1,7 +1,7 @@
-// A solver defined here, in a file the engine does not know, and registered by one line: the
-// registry lists it, makes it, the scene parser reads its own key with its bounds, and the
-// scene schema (what `moreau schema` and docs/scene-format.md show) has its row, with no
-// other edit.
+// A solver and a time-stepping scheme defined here, in a file the engine does not know, each
+// registered by one line: the registry lists it, makes it, the scene parser reads its own key
+// with its bounds, and the scene schema (what `moreau schema` and docs/scene-format.md show)
+// has its row, with no other edit.
 #define BOOST_TEST_MODULE registration
 #include <boost/test/unit_test.hpp>
 #include <nlohmann/json.hpp>
@@ -9,6 +9,8 @@
 
 #include "moreau/contact/delassus.hpp"
 #include "moreau/core/error.hpp"
+#include "moreau/integrator/contact_dynamics_stepper.hpp"
+#include "moreau/integrator/scheme_registry.hpp"
 #include "moreau/io/scene.hpp"
 #include "moreau/solver/interior_point_solver.hpp"
 #include "moreau/solver/projected_gauss_seidel.hpp"
@@ -152,6 +154,95 @@ BOOST_AUTO_TEST_CASE(options_are_set_by_key_through_the_table) {
              "stopping: \"never\" is not one of");
   // Another solver's struct is refused by name.
   BOOST_CHECK_THROW(options.get<PgsOptions>(), InputError);
+}
+
+// A scheme: the semi-implicit Euler step of the shared pipeline with only a share of each gap
+// closed per step (a Baumgarte-like gap rate, gap_share Phi / dt).
+struct GapShareOptions : StepSettings {
+  double gap_share = 0.5;  // in (0, 1]
+  static const OptionTable<GapShareOptions>& fields() {
+    static const OptionTable<GapShareOptions> table{
+        number_option("gap_share", &GapShareOptions::gap_share, Bounds::left_open(0, 1))
+            .described("share of a gap closed per step")};
+    return table;
+  }
+  void validate() const {
+    StepSettings::validate();
+    validate_fields(fields(), *this, "GapShareOptions");
+  }
+};
+
+class GapShareStepper final : public ContactDynamicsStepper {
+ public:
+  GapShareStepper(World& world, GapShareOptions options, std::unique_ptr<ContactSolver> solver)
+      : ContactDynamicsStepper(world, std::move(solver), detail::validated(options),
+                               "test-gap-share"),
+        share_(options.gap_share) {}
+  std::string scheme() const override { return "test-gap-share"; }
+
+ private:
+  double share_;
+  void build_problem(StepState& state, std::vector<Contact> candidates,
+                     StepReport& report) override {
+    build_offset_problem(state, std::move(candidates), report, FrictionModel::coulomb);
+  }
+  double normal_offset(const Contact& contact, double dt) const override {
+    return share_ * contact.gap / dt;
+  }
+  void update_positions(StepState& state) override { integrate_positions(world_, state.dt); }
+};
+
+// The one line.
+const SchemeRegistrar<GapShareStepper, GapShareOptions> kSchemeRegistration{
+    "test-gap-share", "semi-implicit Euler closing a share of each gap (a test)"};
+
+// A sphere of radius 0.5 on a plane, 0.1 above it, under the test scheme.
+nlohmann::json gap_share_scene(double gap_share) {
+  return {{"dimension", 3},
+          {"gravity", {0, 0, -10}},
+          {"time_step", 0.01},
+          {"steps", 40},
+          {"integrator", {{"scheme", "test-gap-share"}, {"gap_share", gap_share}}},
+          {"collision", {{"margin", 0.2}}},
+          {"bodies",
+           {{{"name", "floor"}, {"shape", {{"type", "half_space"}, {"normal", {0, 0, 1}}}}},
+            {{"name", "ball"},
+             {"shape", {{"type", "sphere"}, {"radius", 0.5}}},
+             {"position", {0, 0, 0.6}}}}}};
+}
+
+BOOST_AUTO_TEST_CASE(a_registered_scheme_is_read_made_and_steps) {
+  const std::vector<std::string> names = scheme_names();
+  BOOST_TEST((std::find(names.begin(), names.end(), "test-gap-share") != names.end()));
+  Scene scene = parse_scene(gap_share_scene(0.25), "scene.json");
+  BOOST_TEST(scene.options_of<GapShareOptions>("test-gap-share").gap_share == 0.25);
+  BOOST_TEST(scene.options_of<GapShareOptions>("test-gap-share").collision.margin == 0.2);
+  const std::unique_ptr<Stepper> stepper = make_stepper(scene);
+  BOOST_TEST(stepper->scheme() == "test-gap-share");
+  for (long step = 0; step < scene.steps; ++step) stepper->step();
+  // The ball lands and rests: its gap closes to 0 with no penetration.
+  const double gap = scene.world.bodies[1].position.z() - 0.5;
+  BOOST_TEST(gap >= -1e-9);
+  BOOST_TEST(gap < 1e-3);
+  try {
+    parse_scene(gap_share_scene(1.5), "scene.json");
+    BOOST_ERROR("gap_share 1.5 was accepted");
+  } catch (const InputError& e) {
+    BOOST_TEST(std::string(e.what()).find("integrator.gap_share: 1.5 is outside (0, 1]") !=
+               std::string::npos);
+  }
+  // Its key is not read by another scheme.
+  nlohmann::json document = gap_share_scene(0.5);
+  document["integrator"]["scheme"] = "semi_implicit_euler";
+  BOOST_CHECK_THROW(parse_scene(document, "scene.json"), InputError);
+  bool found = false;
+  for (const SceneSection& section : scene_option_keys())
+    if (section.path == "integrator")
+      for (const SceneOption& option : section.options)
+        if (option.key == "gap_share") {
+          found = option.type == "number in (0, 1]" && option.default_value == "0.5";
+        }
+  BOOST_TEST(found);
 }
 
 }  // namespace

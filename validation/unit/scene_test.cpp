@@ -24,8 +24,10 @@
 
 #include "moreau/core/error.hpp"
 #include "moreau/dem/dem_stepper.hpp"
+#include "moreau/integrator/semi_implicit_euler.hpp"
 #include "moreau/io/csv_writer.hpp"
 #include "moreau/io/vtk_writer.hpp"
+#include "moreau/nlgs/nlgs_solver.hpp"
 #include "moreau/solver/projected_gauss_seidel.hpp"
 
 namespace moreau {
@@ -229,11 +231,13 @@ BOOST_AUTO_TEST_CASE(settings_reach_the_step_options_and_the_world) {
   // 0.3 / 0.1 is 2.9999999999999996 in doubles: the step count must still be 3.
   BOOST_TEST(scene.steps == 3);
   BOOST_TEST(scene.world.gravity.isApprox(Vec3(0.0, 0.0, -10.0)));
-  BOOST_TEST(!scene.semi_implicit_euler.frictional);
-  BOOST_TEST((scene.semi_implicit_euler.friction_model == FrictionModel::convex_relaxation));
-  BOOST_TEST((scene.semi_implicit_euler.impact_law == ImpactLaw::restitution));
-  BOOST_TEST(scene.semi_implicit_euler.collision.margin == 0.01);
-  BOOST_TEST(scene.semi_implicit_euler.collision.cell_size == 0.5);
+  const auto euler = scene.options_of<SemiImplicitEulerOptions>("semi_implicit_euler");
+  BOOST_TEST(!euler.frictional);
+  BOOST_TEST((euler.friction_model == FrictionModel::convex_relaxation));
+  BOOST_TEST((euler.impact_law == ImpactLaw::restitution));
+  BOOST_TEST(euler.collision.margin == 0.01);
+  BOOST_TEST(euler.collision.cell_size == 0.5);
+  BOOST_TEST(euler.time_step == 0.1);
   const PgsOptions& solver = scene.solver_options.get<PgsOptions>();
   BOOST_TEST(solver.tolerance == 1e-6);
   BOOST_TEST(solver.max_iterations == 50);
@@ -721,34 +725,34 @@ BOOST_AUTO_TEST_CASE(compatible_dem_and_rigid_keys_reach_the_scene) {
                      {"tangential_stiffness_ratio", 0.5},
                      {"tangential_damping_ratio", 0.1},
                      {"time_step", 1e-6},
-                     {"skin", 0.01},
-                     {"duration", 0.002}};
+                     {"skin", 0.01}};
   document["materials"] = json::array(
       {{{"name", "steel"}, {"youngs_modulus", "rigid"}, {"relative_stiffness", "rigid"}}});
   document["bodies"] =
       json::array({{{"shape", {{"type", "sphere"}, {"radius", 0.1}}}, {"material", "steel"}}});
   const Scene scene = parse_scene(document, "scene.json");
-  BOOST_TEST((scene.scheme == Scheme::dem));
-  const CompatibleOptions& compatible = scene.semi_implicit_euler.compatible;
+  BOOST_TEST(scene.scheme == "dem");
+  const CompatibleOptions compatible =
+      scene.options_of<SemiImplicitEulerOptions>("semi_implicit_euler").compatible;
   BOOST_TEST(compatible.enabled);
   BOOST_TEST((compatible.law == ContactLaw::hertzian));
   BOOST_TEST(compatible.truss.equilibrium_tolerance == 1e-9);
   BOOST_TEST(compatible.truss.optimality_tolerance == 1e-8);
   BOOST_TEST(compatible.truss.max_outer_iterations == 30);
-  const DemMaterialLaw& law = scene.dem.law;
+  const auto dem = scene.options_of<DemOptions>("dem");
+  const DemMaterialLaw& law = dem.law;
   BOOST_TEST((law.law == NormalLaw::hertzian));
   BOOST_TEST(law.damping_ratio == 0.5);
   BOOST_TEST(!law.tangential);
   BOOST_TEST(law.tangential_stiffness_ratio == 0.5);
   BOOST_TEST(law.tangential_damping_ratio == 0.1);
-  BOOST_TEST(!scene.dem_time_step_auto);
-  BOOST_TEST(scene.dem.skin == 0.01);
+  BOOST_TEST(dem.time_step == 1e-6);
+  BOOST_TEST(dem.skin == 0.01);
   const Material& steel = scene.world.materials[scene.world.bodies[0].material];
   BOOST_TEST(std::isinf(steel.youngs_modulus));
   BOOST_TEST(std::isinf(steel.relative_stiffness));
-  const DemRun run = dem_run(scene);
-  BOOST_TEST(run.options.time_step == 1e-6);
-  BOOST_TEST(run.steps == 2000);  // dem.duration / dem.time_step
+  // The DEM covers the scene's simulated time (10 steps of 1 ms) with its own step.
+  BOOST_TEST(scene_step_count(scene, dem.time_step) == 10000);
 }
 
 BOOST_AUTO_TEST_CASE(bad_method_compatible_and_dem_values_name_their_path) {
@@ -768,7 +772,7 @@ BOOST_AUTO_TEST_CASE(bad_method_compatible_and_dem_values_name_their_path) {
 
   document = base_scene();
   document["dem"] = {{"time_step", "fast"}};
-  expect_error(document, {"scene.json: dem.time_step: expected a number > 0 or \"auto\""});
+  expect_error(document, {"scene.json: dem.time_step: expected a number or \"auto\""});
   document["dem"] = {{"damping_ratio", -1}};
   expect_error(document, {"dem.damping_ratio: -1 is outside [0, inf)"});
   document["dem"] = {{"law", "linear"}};
@@ -797,18 +801,21 @@ BOOST_AUTO_TEST_CASE(dem_needs_a_youngs_modulus_for_every_material_at_load_time)
 
 BOOST_AUTO_TEST_CASE(beam_scene_loads_for_both_methods) {
   const Scene cd = beam_scene("cd");
-  BOOST_TEST((cd.scheme == Scheme::semi_implicit_euler));
-  BOOST_TEST(cd.semi_implicit_euler.compatible.enabled);
-  BOOST_TEST(!cd.semi_implicit_euler.frictional);
+  BOOST_TEST(cd.scheme == "semi_implicit_euler");
+  const auto euler = cd.options_of<SemiImplicitEulerOptions>("semi_implicit_euler");
+  BOOST_TEST(euler.compatible.enabled);
+  BOOST_TEST(!euler.frictional);
   BOOST_TEST(cd.steps == 50);
-  const Scene dem = beam_scene("dem");
-  BOOST_TEST((dem.scheme == Scheme::dem));
-  BOOST_TEST(dem.dem_time_step_auto);
-  const DemRun run = dem_run(dem);
-  BOOST_TEST(run.options.time_step == 0.5 * estimate_stable_time_step(dem.world, dem.dem));
+  Scene dem = beam_scene("dem");
+  BOOST_TEST(dem.scheme == "dem");
+  const auto options = dem.options_of<DemOptions>("dem");
+  BOOST_TEST(options.time_step == 0.0);  // "auto"
+  const std::unique_ptr<Stepper> stepper = make_stepper(dem);
+  BOOST_TEST(stepper->time_step() == 0.5 * estimate_stable_time_step(dem.world, options));
   // The DEM run covers the CD run's simulated time, 50 x 1 ms.
-  BOOST_TEST(static_cast<double>(run.steps) * run.options.time_step >= 0.05);
-  BOOST_TEST(static_cast<double>(run.steps - 1) * run.options.time_step < 0.05);
+  const long steps = scene_step_count(dem, stepper->time_step());
+  BOOST_TEST(static_cast<double>(steps) * stepper->time_step() >= 0.05);
+  BOOST_TEST(static_cast<double>(steps - 1) * stepper->time_step() < 0.05);
 }
 
 // The support forces 2, 6, 2 N that docs/scene-format.md promises, by the options `moreau run`
@@ -822,17 +829,16 @@ BOOST_AUTO_TEST_CASE(beam_scene_carries_2_6_2_with_both_methods) {
   BOOST_REQUIRE(report.contacts.size() == 3u);
   for (std::size_t i = 0; i < 3; ++i) {
     const int support = report.contacts[i].body_a;  // the disks are bodies 0, 1, 2
-    BOOST_TEST(compatible_result(report).impulses(static_cast<long>(i)) /
-                       cd.semi_implicit_euler.time_step ==
+    BOOST_TEST(compatible_result(report).impulses(static_cast<long>(i)) / cd.time_step() ==
                    expected[support],
                boost::test_tools::tolerance(1e-6));
   }
 
   Scene dem = beam_scene("dem");
-  const DemRun run = dem_run(dem);
-  DemStepper dem_stepper(dem.world, run.options);
-  for (long step = 0; step < run.steps; ++step) dem_stepper.step();
-  const std::vector<DemContact> contacts = dem_stepper.contacts();
+  const std::unique_ptr<Stepper> dem_stepper = make_stepper(dem);
+  const long steps = scene_step_count(dem, dem_stepper->time_step());
+  for (long step = 0; step < steps; ++step) dem_stepper->step();
+  const std::vector<DemContact> contacts = dynamic_cast<DemStepper&>(*dem_stepper).contacts();
   BOOST_REQUIRE(contacts.size() == 3u);
   for (const DemContact& contact : contacts)
     BOOST_TEST(contact.elastic_force == expected[contact.body_a],

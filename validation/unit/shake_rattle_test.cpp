@@ -344,18 +344,20 @@ BOOST_AUTO_TEST_CASE(SceneSelectsShakeOrRattle) {
                           {"bodies", nlohmann::json::array()}};
   };
   const Scene rattle = parse_scene(scene_with({{"scheme", "rattle"}, {"closed_gap", 1e-7}}), "t");
-  BOOST_REQUIRE((rattle.scheme == Scheme::rattle));
-  const ShakeOptions& o = rattle.shake;
-  BOOST_TEST((o.scheme == ShakeScheme::rattle));
+  BOOST_REQUIRE(rattle.scheme == "rattle");
+  const auto o = rattle.options_of<ShakeOptions>("rattle");
+  // The registration binds the scheme to the name when the stepper is made.
+  Scene copy = rattle;
+  BOOST_TEST(make_stepper(copy)->scheme() == "rattle");
   BOOST_TEST(o.time_step == 2e-3);
   BOOST_TEST(o.closed_gap == 1e-7);
   BOOST_TEST(o.collision.margin == 0.01);
   BOOST_TEST((o.friction_model == FrictionModel::convex_relaxation));
   const Scene shake =
       parse_scene(scene_with({{"scheme", "shake"}, {"friction_model", "coulomb"}}), "t");
-  BOOST_TEST((shake.shake.friction_model == FrictionModel::coulomb));
-  BOOST_TEST((parse_scene(scene_with({{"scheme", "semi_implicit_euler"}}), "t").scheme ==
-              Scheme::semi_implicit_euler));
+  BOOST_TEST((shake.options_of<ShakeOptions>("shake").friction_model == FrictionModel::coulomb));
+  BOOST_TEST(parse_scene(scene_with({{"scheme", "semi_implicit_euler"}}), "t").scheme ==
+             "semi_implicit_euler");
   const auto refused = [&](const nlohmann::json& integrator, const std::string& word) {
     try {
       parse_scene(scene_with(integrator), "t");
@@ -367,9 +369,11 @@ BOOST_AUTO_TEST_CASE(SceneSelectsShakeOrRattle) {
   BOOST_TEST(refused({{"scheme", "leapfrog"}}, "scheme"));
   BOOST_TEST(refused({{"scheme", "shake"}, {"impact_law", "plastic"}}, "impact_law"));
   BOOST_TEST(refused({{"scheme", "shake"}, {"closed_gap", 1e-9}}, "closed_gap"));
-  BOOST_TEST(!shake.shake.warm_start);  // Kleinert's default: each CCP from zero
-  BOOST_TEST(
-      parse_scene(scene_with({{"scheme", "shake"}, {"warm_start", true}}), "t").shake.warm_start);
+  // Kleinert's default: each CCP from zero.
+  BOOST_TEST(!shake.options_of<ShakeOptions>("shake").warm_start);
+  BOOST_TEST(parse_scene(scene_with({{"scheme", "shake"}, {"warm_start", true}}), "t")
+                 .options_of<ShakeOptions>("shake")
+                 .warm_start);
   BOOST_TEST(refused({{"scheme", "semi_implicit_euler"}, {"warm_start", true}}, "warm_start"));
 }
 

@@ -372,7 +372,7 @@ World beam_on_three_supports(double outer_stiffness, double middle_stiffness) {
 // support body.
 std::map<int, double> variational_beam_forces(World& world, double k) {
   VariationalOptions options = variational_options(0.01, 1.0, kInf, kInf);
-  options.contact.frictional = false;
+  options.frictional = false;
   options.contact.material_stiffness = {ContactStiffness{}, ContactStiffness{k, kInf},
                                         ContactStiffness{3.0 * k, kInf}};
   VariationalStepper stepper(world, options);
@@ -492,9 +492,10 @@ BOOST_AUTO_TEST_CASE(scene_keys_of_the_variational_scheme) {
   };
   const Scene ok = parse_scene(
       scene(R"({"scheme": "variational_theta", "theta": 0.7, "k_n": 1e8, "k_t": "inf"})"), "s");
-  BOOST_TEST(ok.variational.theta == 0.7);
-  BOOST_TEST(ok.variational.contact.stiffness.normal == 1e8);
-  BOOST_TEST(std::isinf(ok.variational.contact.stiffness.tangential));
+  const auto options = ok.options_of<VariationalOptions>("variational_theta");
+  BOOST_TEST(options.theta == 0.7);
+  BOOST_TEST(options.contact.stiffness.normal == 1e8);
+  BOOST_TEST(std::isinf(options.contact.stiffness.tangential));
   BOOST_TEST(ok.world.bodies[1].position.y() == 0.5);
   auto error = [&](const nlohmann::json& document) -> std::string {
     try {

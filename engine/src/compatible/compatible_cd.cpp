@@ -8,6 +8,24 @@
 
 namespace moreau {
 
+const OptionTable<CompatibleOptions>& CompatibleOptions::fields() {
+  using O = CompatibleOptions;
+  static const OptionTable<O> table = [] {
+    OptionTable<O> out{
+        bool_option("enabled", &O::enabled)
+            .described("the compatible CD post-processing of Olsen & Kamrin Alg. 1, step 2"),
+        choice_option("law", &O::law,
+                      {{"hookean", ContactLaw::hookean}, {"hertzian", ContactLaw::hertzian}})
+            .described("power-law contacts: Hookean p = 2 or Hertzian p = 5/2 (eq. 35)"),
+    };
+    for (OptionField<O>& field : nested_options(NoTensionTrussOptions::fields(), &O::truss,
+                                                option_keys(NoTensionTrussOptions::fields())))
+      out.push_back(std::move(field));
+    return out;
+  }();
+  return table;
+}
+
 double pair_relative_stiffness(double k_a, double k_b) {
   if (std::isinf(k_a)) return k_b;
   if (std::isinf(k_b)) return k_a;

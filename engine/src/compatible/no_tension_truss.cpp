@@ -32,6 +32,28 @@ void NoTensionTrussProblem::validate() const {
                        ": relative stiffness must be > 0");
 }
 
+// The truss solver's effort: its iterations are bounded by the max_* keys, and a solve that
+// reaches a bound is reported as not converged.
+const OptionTable<NoTensionTrussOptions>& NoTensionTrussOptions::fields() {
+  using O = NoTensionTrussOptions;
+  static const OptionTable<O> table{
+      number_option("equilibrium_tolerance", &O::equilibrium_tolerance, Bounds::above(0.0))
+          .described("||B^T f - F~|| / ||F~|| at which the truss solve stops"),
+      number_option("optimality_tolerance", &O::optimality_tolerance, Bounds::above(0.0))
+          .described("the truss solve's optimality residual at which it stops"),
+      choice_option("method", &O::method,
+                    {{"augmented_lagrangian", TrussMethod::augmented_lagrangian},
+                     {"interior_point", TrussMethod::interior_point}})
+          .described("augmented Lagrangian with APGD subproblems (Olsen & Kamrin Sec. 7), or "
+                     "an interior point method"),
+      integer_option("max_outer_iterations", &O::max_outer_iterations, Bounds::at_least(1)),
+      integer_option("max_inner_iterations", &O::max_inner_iterations, Bounds::at_least(1)),
+      integer_option("max_interior_point_iterations", &O::max_interior_point_iterations,
+                     Bounds::at_least(1)),
+  };
+  return table;
+}
+
 void NoTensionTrussOptions::validate() const {
   if (!(equilibrium_tolerance > 0.0))
     throw InputError("no-tension truss: equilibrium_tolerance must be > 0");

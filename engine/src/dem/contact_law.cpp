@@ -7,6 +7,29 @@
 
 namespace moreau {
 
+const OptionTable<DemMaterialLaw>& DemMaterialLaw::fields() {
+  using L = DemMaterialLaw;
+  static const OptionTable<L> table{
+      choice_option("law", &L::law,
+                    {{"hookean", NormalLaw::hookean}, {"hertzian", NormalLaw::hertzian}})
+          .described("normal law F_n = k_n delta or k_n delta sqrt(delta / d)"),
+      number_option("damping_ratio", &L::damping_ratio, Bounds::at_least(0.0))
+          .described("normal viscous damping ratio zeta; 1 = critical"),
+      bool_option("tangential", &L::tangential)
+          .described("Cundall-Strack tangential spring capped by Coulomb"),
+      [] {
+        OptionField<L> field = number_option("tangential_stiffness_ratio",
+                                             &L::tangential_stiffness_ratio, Bounds::at_least(0.0))
+                                   .described("k_t / k_n");
+        field.default_text = "2/7";
+        return field;
+      }(),
+      number_option("tangential_damping_ratio", &L::tangential_damping_ratio, Bounds::at_least(0.0))
+          .described("damping ratio of the tangential spring"),
+  };
+  return table;
+}
+
 double curvature_radius(const ShapeGeometry& geometry) {
   if (const auto* sphere = std::get_if<Sphere>(&geometry)) return sphere->radius;
   if (const auto* capsule = std::get_if<Capsule>(&geometry)) return capsule->radius;

@@ -10,6 +10,7 @@
 
 #include "moreau/collision/contact.hpp"
 #include "moreau/core/error.hpp"
+#include "moreau/integrator/scheme_registry.hpp"
 
 namespace moreau {
 namespace {
@@ -76,13 +77,61 @@ bool pair_geometry(const World& world, int a, int b, std::vector<Contact>& scrat
 
 }  // namespace
 
+// Its own section and its own time step ("auto" by default): the DEM reference runs a scene's
+// simulated time at the step its stiffnesses allow. A DEM scene may carry the
+// semi_implicit_euler keys, so that the same scene runs under CD for comparison.
+const SchemeRegistrar<DemStepper, DemOptions> kRegistration{
+    "dem",
+    "explicit penalty DEM, velocity Verlet (the reference of Olsen & Kamrin Sec. 8)",
+    [] {
+      DemOptions defaults;
+      defaults.time_step = 0.0;
+      return defaults;
+    }(),
+    {},
+    [](SchemeRegistration& r) {
+      r.section = "dem";
+      r.accepts_keys_of = "semi_implicit_euler";
+    }};
+
+const OptionTable<DemOptions>& DemOptions::fields() {
+  using O = DemOptions;
+  static const OptionTable<O> table = [] {
+    OptionTable<O> out =
+        nested_options(DemMaterialLaw::fields(), &O::law, option_keys(DemMaterialLaw::fields()));
+    OptionField<O> step = number_option("time_step", &O::time_step, Bounds::at_least(0.0), "s")
+                              .with_word("auto", 0.0)
+                              .described(
+                                  "the DEM's own time step; \"auto\": half the stability "
+                                  "estimate for the initial neighbours");
+    step.type_text = "number > 0 or `\"auto\"`";
+    out.push_back(std::move(step));
+    out.push_back(number_option("skin", &O::skin, Bounds::at_least(0.0), "m")
+                      .described("neighbour-list skin; 0 = a tenth of the smallest finite "
+                                 "bounding radius"));
+    return out;
+  }();
+  return table;
+}
+
 void DemOptions::validate() const {
-  if (!(time_step > 0.0) || !std::isfinite(time_step))
-    throw InputError("DEM: time_step must be > 0");
+  if (!(time_step >= 0.0) || !std::isfinite(time_step))
+    throw InputError("DEM: time_step must be > 0 (or 0 for the stability estimate's half)");
   if (!(skin >= 0.0)) throw InputError("DEM: skin must be >= 0");
   if (!(law.damping_ratio >= 0.0)) throw InputError("DEM: damping_ratio must be >= 0");
   if (!(law.tangential_stiffness_ratio >= 0.0))
     throw InputError("DEM: tangential_stiffness_ratio must be >= 0");
+}
+
+void DemOptions::validate(const World& world) const {
+  validate();
+  for (const RigidBody& body : world.bodies) {
+    const Material& material = world.materials[body.material];
+    if (material.youngs_modulus == 0.0)
+      throw InputError("scheme \"dem\": material \"" + material.name + "\" (of body \"" +
+                       body.name +
+                       "\") has no youngs_modulus; DEM needs one (in Pa, or \"rigid\")");
+  }
 }
 
 // Bound of the largest eigenvalue of M^-1/2 A M^-1/2 for a matrix A assembled from contact
@@ -208,6 +257,12 @@ DemStepper::DemStepper(World& world, DemOptions options)
   contacts_requested_ = false;
   options_.validate();
   world_.validate();
+  if (options_.time_step == 0.0) {
+    options_.time_step = 0.5 * estimate_stable_time_step(world_, options_);
+    if (!std::isfinite(options_.time_step))
+      throw InputError(
+          "dem.time_step: \"auto\" needs a dynamic body to estimate from; give a number");
+  }
   skin_ = default_skin(world_, options_);
   force_.assign(world_.bodies.size(), Vec6::Zero());
   update_mass_properties();

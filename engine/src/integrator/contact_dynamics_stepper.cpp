@@ -32,14 +32,13 @@ void integrate_positions(World& world, double h) {
 }
 
 ContactDynamicsStepper::ContactDynamicsStepper(World& world, std::unique_ptr<ContactSolver> solver,
-                                               double time_step, bool frictional,
-                                               CollisionOptions collision,
+                                               const StepSettings& settings,
                                                const std::string& scheme)
     : Stepper(world),
       solver_(std::move(solver)),
-      time_step_(time_step),
-      frictional_(frictional),
-      collision_(std::move(collision)) {
+      time_step_(settings.time_step),
+      frictional_(settings.frictional),
+      collision_(settings.collision) {
   world_.validate();
   if (!solver_) throw InputError(scheme + " stepper: no contact solver given");
 }

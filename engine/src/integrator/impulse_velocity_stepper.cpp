@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "moreau/core/error.hpp"
+#include "moreau/integrator/scheme_registry.hpp"
 
 namespace moreau {
 namespace {
@@ -22,25 +23,30 @@ Quat advance_orientation(const Quat& orientation, const Vec3& omega, double dt) 
 
 }  // namespace
 
+const SchemeRegistrar<ImpulseVelocityStepper, ImpulseVelocityOptions> kRegistration{
+    "impulse_velocity", "impulse-velocity time stepping (Preclik et al. Sec. 3.1)"};
+
+const OptionTable<ImpulseVelocityOptions>& ImpulseVelocityOptions::fields() {
+  using O = ImpulseVelocityOptions;
+  static const OptionTable<O> table{
+      // Preclik et al. Sec. 3.1: epsilon in [0, 1].
+      number_option("error_reduction", &O::error_reduction, Bounds::closed(0.0, 1.0))
+          .described("epsilon of Preclik et al. Sec. 3.1: the share of a penetration removed "
+                     "per step"),
+      friction_model_option<O>(),
+  };
+  return table;
+}
+
 void ImpulseVelocityOptions::validate() const {
-  std::ostringstream message;
-  if (!(time_step > 0.0) || !std::isfinite(time_step)) {
-    message << "ImpulseVelocityOptions.time_step = " << time_step
-            << " must be a finite positive number";
-  } else if (!(error_reduction >= 0.0 && error_reduction <= 1.0)) {
-    message << "ImpulseVelocityOptions.error_reduction = " << error_reduction
-            << " must lie in [0, 1]";
-  } else {
-    collision.validate();
-    return;
-  }
-  throw InputError(message.str());
+  StepSettings::validate();
+  validate_fields(fields(), *this, "ImpulseVelocityOptions");
 }
 
 ImpulseVelocityStepper::ImpulseVelocityStepper(World& world, ImpulseVelocityOptions options,
                                                std::unique_ptr<ContactSolver> solver)
-    : ContactDynamicsStepper(world, std::move(solver), detail::validated(options).time_step,
-                             options.frictional, options.collision, "impulse_velocity"),
+    : ContactDynamicsStepper(world, std::move(solver), detail::validated(options),
+                             "impulse_velocity"),
       options_(std::move(options)) {}
 
 // Velocity at the end of the step without contact impulses, Preclik et al. Sec. 3.1:

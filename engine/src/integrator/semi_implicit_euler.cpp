@@ -4,6 +4,7 @@
 #include <string>
 
 #include "moreau/core/error.hpp"
+#include "moreau/integrator/scheme_registry.hpp"
 
 namespace moreau {
 namespace {
@@ -18,24 +19,44 @@ double relative_normal_velocity(const World& world, const Contact& c) {
 
 }  // namespace
 
+const SchemeRegistrar<SemiImplicitEulerStepper, SemiImplicitEulerOptions> kRegistration{
+    "semi_implicit_euler",
+    "semi-implicit Euler contact dynamics (Olsen & Kamrin eq. 13-21, after Anitescu)"};
+
+const OptionTable<SemiImplicitEulerOptions>& SemiImplicitEulerOptions::fields() {
+  using O = SemiImplicitEulerOptions;
+  static const OptionTable<O> table{
+      friction_model_option<O>(),
+      choice_option("impact_law", &O::impact_law,
+                    {{"plastic", ImpactLaw::plastic}, {"restitution", ImpactLaw::restitution}})
+          .described("gap / time_step in the free velocity (Olsen & Kamrin eq. 16-20), or "
+                     "Newton's restitution for closed contacts (their Sec. 4.3)"),
+  };
+  return table;
+}
+
+const OptionTable<SemiImplicitEulerOptions>& SemiImplicitEulerOptions::nested_fields() {
+  static const OptionTable<SemiImplicitEulerOptions> table =
+      nested_options(CompatibleOptions::fields(), &SemiImplicitEulerOptions::compatible,
+                     option_keys(CompatibleOptions::fields()));
+  return table;
+}
+
 void SemiImplicitEulerOptions::validate() const {
-  if (!(time_step > 0.0) || !std::isfinite(time_step))
-    throw InputError("time_step must be a finite positive number, got " +
-                     std::to_string(time_step));
-  collision.validate();
+  StepSettings::validate();
   if (compatible.enabled) {
     if (frictional)
-      throw InputError(
-          "compatible CD is defined for frictionless contact (Olsen & Kamrin): set frictional = "
-          "false");
+      throw OptionError("compatible.enabled",
+                        "compatible CD is defined for frictionless contact (Olsen & Kamrin): set "
+                        "frictional to false");
     compatible.truss.validate();
   }
 }
 
 SemiImplicitEulerStepper::SemiImplicitEulerStepper(World& world, SemiImplicitEulerOptions options,
                                                    std::unique_ptr<ContactSolver> solver)
-    : ContactDynamicsStepper(world, std::move(solver), detail::validated(options).time_step,
-                             options.frictional, options.collision, "semi_implicit_euler"),
+    : ContactDynamicsStepper(world, std::move(solver), detail::validated(options),
+                             "semi_implicit_euler"),
       options_(std::move(options)) {}
 
 void SemiImplicitEulerStepper::set_compatible(const CompatibleOptions& compatible) {

@@ -6,6 +6,7 @@
 
 #include "moreau/contact/contact_system.hpp"
 #include "moreau/core/error.hpp"
+#include "moreau/integrator/scheme_registry.hpp"
 
 namespace moreau {
 namespace {
@@ -64,23 +65,48 @@ std::string to_string(ShakeScheme scheme) {
   return scheme == ShakeScheme::shake ? "shake" : "rattle";
 }
 
+// One stepper, two schemes: the name decides ShakeOptions::scheme.
+// SHAKE has no velocity problem, so closed_gap is RATTLE's key alone.
+const SchemeRegistrar<ShakeStepper, ShakeOptions> kShake{
+    "shake",
+    "nonsmooth SHAKE (Kleinert et al. eq. 14-20)",
+    {},
+    [](ShakeOptions& o) { o.scheme = ShakeScheme::shake; },
+    [](SchemeRegistration& r) {
+      std::erase_if(r.options, [](const auto& field) { return field.key == "closed_gap"; });
+    }};
+const SchemeRegistrar<ShakeStepper, ShakeOptions> kRattle{
+    "rattle", "nonsmooth RATTLE (Kleinert et al. eq. 21)", {}, [](ShakeOptions& o) {
+      o.scheme = ShakeScheme::rattle;
+    }};
+
+const OptionTable<ShakeOptions>& ShakeOptions::fields() {
+  using O = ShakeOptions;
+  static const OptionTable<O> table{
+      friction_model_option<O>(),
+      // Kleinert et al. eq. 21: the linearized end-of-step gap below which RATTLE's velocity
+      // CCP holds a contact.
+      number_option("closed_gap", &O::closed_gap, Bounds::at_least(0.0), "m")
+          .described("RATTLE: the linearized end-of-step gap below which a contact enters the "
+                     "velocity problem (eq. 21e)"),
+      // Kleinert et al. start each CCP from zero; this starts it from the previous step's.
+      bool_option("warm_start", &O::warm_start)
+          .described("start SHAKE's CCP from the previous step's impulses of the same contacts"),
+  };
+  return table;
+}
+
 void ShakeOptions::validate() const {
-  std::ostringstream message;
-  if (!(time_step > 0.0) || !std::isfinite(time_step)) {
-    message << "ShakeOptions.time_step = " << time_step << " must be a finite positive number";
-  } else if (!(closed_gap >= 0.0) || !std::isfinite(closed_gap)) {
-    message << "ShakeOptions.closed_gap = " << closed_gap << " must be a finite number >= 0";
-  } else {
-    collision.validate();
-    return;
-  }
-  throw InputError(message.str());
+  StepSettings::validate();
+  validate_fields(fields(), *this, "ShakeOptions");
+  if (!std::isfinite(closed_gap))
+    throw OptionError("ShakeOptions.closed_gap", "must be a finite number >= 0");
 }
 
 ShakeStepper::ShakeStepper(World& world, ShakeOptions options,
                            std::unique_ptr<ContactSolver> solver)
-    : ContactDynamicsStepper(world, std::move(solver), detail::validated(options).time_step,
-                             options.frictional, options.collision, to_string(options.scheme)),
+    : ContactDynamicsStepper(world, std::move(solver), detail::validated(options),
+                             to_string(options.scheme)),
       options_(std::move(options)) {}
 
 // The SHAKE CCP (Kleinert eq. 18-20): u = N gamma + r, N = G M^-1 G^T,

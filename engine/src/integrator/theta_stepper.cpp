@@ -6,6 +6,7 @@
 
 #include "moreau/contact/contact_system.hpp"
 #include "moreau/core/error.hpp"
+#include "moreau/integrator/scheme_registry.hpp"
 
 namespace moreau {
 namespace {
@@ -59,26 +60,29 @@ Vec3 relative_velocity(const World& world, const Contact& c, const VecX& velocit
 
 }  // namespace
 
+const SchemeRegistrar<ThetaStepper, ThetaOptions> kRegistration{
+    "theta", "theta-method with Newton's impact law (Dumont Sec. 2.1 and 3.2)"};
+
+const OptionTable<ThetaOptions>& ThetaOptions::fields() {
+  static const OptionTable<ThetaOptions> table{
+      // Dumont Sec. 2.1: theta in [1/2, 1].
+      number_option("theta", &ThetaOptions::theta, Bounds::closed(0.5, 1.0))
+          .described("theta of Dumont eq. 2 and 18 (1/2 is the paper's algorithm)"),
+      number_option("tangential_restitution", &ThetaOptions::tangential_restitution,
+                    Bounds::closed(0.0, 1.0))
+          .described("e_t of Dumont eq. 20"),
+  };
+  return table;
+}
+
 void ThetaOptions::validate() const {
-  if (!(time_step > 0.0) || !std::isfinite(time_step)) {
-    throw InputError("ThetaOptions.time_step = " + std::to_string(time_step) +
-                     " must be finite and > 0 s");
-  }
-  if (!(theta >= 0.5 && theta <= 1.0)) {
-    throw InputError("ThetaOptions.theta = " + std::to_string(theta) +
-                     " must lie in [1/2, 1] (Dumont Sec. 2.1)");
-  }
-  if (!(tangential_restitution >= 0.0 && tangential_restitution <= 1.0)) {
-    throw InputError("ThetaOptions.tangential_restitution = " +
-                     std::to_string(tangential_restitution) + " must lie in [0, 1]");
-  }
-  collision.validate();
+  StepSettings::validate();
+  validate_fields(fields(), *this, "ThetaOptions");
 }
 
 ThetaStepper::ThetaStepper(World& world, ThetaOptions options,
                            std::unique_ptr<ContactSolver> solver)
-    : ContactDynamicsStepper(world, std::move(solver), detail::validated(options).time_step,
-                             options.frictional, options.collision, "theta"),
+    : ContactDynamicsStepper(world, std::move(solver), detail::validated(options), "theta"),
       options_(std::move(options)) {}
 
 // eq. 18: the mid-step configuration, where contacts and the mapping P are evaluated. The free

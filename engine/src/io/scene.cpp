@@ -14,6 +14,7 @@
 
 #include "moreau/collision/collision_detector.hpp"
 #include "moreau/core/error.hpp"
+#include "moreau/nlgs/nlgs_solver.hpp"
 #include "moreau/solver/solver_registry.hpp"
 #include "scene_bodies.hpp"
 #include "scene_generators.hpp"
@@ -71,112 +72,96 @@ void read_friction(const Node& node, World& world, const Context& context) {
   }
 }
 
-void read_compatible(const Node& node, bool frictional, CompatibleOptions& compatible) {
-  read_options(node, compatible_table(), compatible);
-  // Checked here rather than left to SemiImplicitEulerOptions::validate so the message names
-  // the key.
-  if (compatible.enabled && frictional)
-    node.get("enabled").fail(
-        "compatible CD is defined for frictionless contact: set integrator.frictional to false");
-  check_options(node, compatible_table(), compatible);
+// The schemes whose own keys are in the integrator section and have `key` (or it as their
+// nested section).
+std::vector<const SchemeRegistration*> integrator_readers(const std::string& key) {
+  std::vector<const SchemeRegistration*> readers;
+  for (const SchemeRegistration& scheme : registered_schemes()) {
+    if (scheme.section != "integrator") continue;
+    const std::vector<std::string> keys = option_keys(scheme.options);
+    if (scheme.nested_key == key || std::find(keys.begin(), keys.end(), key) != keys.end())
+      readers.push_back(&scheme);
+  }
+  return readers;
 }
 
-// The integrator keys that only some schemes read, with those schemes. A key given for a
-// scheme that does not read it is an error naming it; a DEM scene may carry the
-// semi_implicit_euler keys, which `moreau run --scheme semi_implicit_euler` then uses.
-struct SchemeKey {
-  const char* key;
-  std::vector<Scheme> schemes;
-};
-const std::vector<SchemeKey>& scheme_keys() {
-  static const std::vector<SchemeKey> keys{
-      {"frictional",
-       {Scheme::semi_implicit_euler, Scheme::theta, Scheme::impulse_velocity, Scheme::shake,
-        Scheme::rattle, Scheme::variational_theta}},
-      {"friction_model",
-       {Scheme::semi_implicit_euler, Scheme::impulse_velocity, Scheme::shake, Scheme::rattle}},
-      {"impact_law", {Scheme::semi_implicit_euler}},
-      {"compatible", {Scheme::semi_implicit_euler}},
-      {"theta", {Scheme::theta, Scheme::variational_theta}},
-      {"k_n", {Scheme::variational_theta}},
-      {"k_t", {Scheme::variational_theta}},
-      {"tangential_restitution", {Scheme::theta}},
-      {"error_reduction", {Scheme::impulse_velocity}},
-      {"closed_gap", {Scheme::rattle}},
-      {"warm_start", {Scheme::shake, Scheme::rattle}},
-  };
-  return keys;
-}
-
-void check_scheme_keys(const Node& node, Scheme scheme) {
-  const Scheme reader = scheme == Scheme::dem ? Scheme::semi_implicit_euler : scheme;
-  for (const SchemeKey& entry : scheme_keys()) {
-    const auto x = node.find(entry.key);
-    if (!x || std::find(entry.schemes.begin(), entry.schemes.end(), reader) != entry.schemes.end())
-      continue;
-    std::vector<std::string> readers;
-    for (Scheme s : entry.schemes) readers.push_back(to_string(s));
-    x->fail("not read by scheme \"" + to_string(scheme) +
-            "\"; it is a parameter of: " + join(readers));
+// A key that the chosen scheme does not read is an error naming it and the schemes that do:
+// it would be silently ignored. A scheme that accepts another's keys (the DEM, compared with
+// semi_implicit_euler on the same scene) reads those too.
+void reject_unread_scheme_keys(const Node& node, const Scene& scene) {
+  const SchemeRegistration& chosen = find_scheme(scene.scheme);
+  const std::vector<std::string> shared = option_keys(StepSettings::fields());
+  for (const auto& item : node.value().items()) {
+    const std::string& key = item.key();
+    if (key == "scheme" || std::find(shared.begin(), shared.end(), key) != shared.end()) continue;
+    const std::vector<const SchemeRegistration*> readers = integrator_readers(key);
+    std::vector<std::string> names;
+    bool read = false;
+    for (const SchemeRegistration* reader : readers) {
+      names.push_back(reader->name);
+      read = read || reader->name == chosen.name || reader->name == chosen.accepts_keys_of;
+    }
+    if (!read)
+      node.get(key).fail("not read by scheme \"" + scene.scheme +
+                         "\"; it is a parameter of: " + join(names));
   }
 }
 
-double read_stiffness(const Node& node) {
-  if (node.value().is_string()) {
-    node.choice({"inf"}, "stiffness");
-    return std::numeric_limits<double>::infinity();
-  }
-  return node.positive();
-}
-
-// Contact stiffnesses k_N, k_T of the Krabbenhoft/NURBS chapter eq. 4.8 (N/m per unit
-// thickness), > 0, "inf" for rigid.
+// The integrator section: the scheme (read first, by parse_scene), the shared StepSettings keys
+// and every scheme's own keys, each into the options of every scheme that has it.
 void read_integrator(const Node& node, Scene& scene) {
-  read_options(node, integrator_table(), scene);
-  check_scheme_keys(node, scene.scheme);
-  SemiImplicitEulerOptions& euler = scene.semi_implicit_euler;
-  if (auto x = node.find("compatible")) read_compatible(*x, euler.frictional, euler.compatible);
-  if (auto x = node.find("k_n")) scene.variational.contact.stiffness.normal = read_stiffness(*x);
-  if (auto x = node.find("k_t"))
-    scene.variational.contact.stiffness.tangential = read_stiffness(*x);
-  if (scene.scheme == Scheme::shake || scene.scheme == Scheme::rattle)
-    scene.shake.scheme = scene.scheme == Scheme::shake ? ShakeScheme::shake : ShakeScheme::rattle;
-  check_options(node, integrator_table(), scene);
+  std::vector<std::string> allowed{"scheme"};
+  for (const std::string& key : option_keys(StepSettings::fields())) allowed.push_back(key);
+  for (const SchemeRegistration& scheme : registered_schemes()) {
+    if (scheme.section != "integrator") continue;
+    for (const std::string& key : option_keys(scheme.options)) allowed.push_back(key);
+    if (!scheme.nested_key.empty()) allowed.push_back(scheme.nested_key);
+  }
+  std::sort(allowed.begin(), allowed.end());
+  allowed.erase(std::unique(allowed.begin(), allowed.end()), allowed.end());
+  node.expect_object(allowed);
+  reject_unread_scheme_keys(node, scene);
+  read_fields(node, StepSettings::fields(), scene.step);
+  for (const SchemeRegistration& scheme : registered_schemes()) {
+    if (scheme.section != "integrator") continue;
+    AnySchemeOptions& options = scene.scheme_options.at(scheme.name);
+    read_fields(node, scheme.options, options);
+    if (!scheme.nested_key.empty())
+      if (const std::optional<Node> x = node.find(scheme.nested_key)) {
+        read_options(*x, scheme.nested_options, options);
+        check_options(*x, scheme.nested_options, options);
+      }
+    check_options(node, scheme.options, options);
+  }
 }
 
-void read_dem(const Node& node, Scene& scene) {
-  read_options(node, dem_table(), scene);
-  if (auto x = node.find("time_step")) {
-    scene.dem_time_step_auto = x->value().is_string();
-    if (scene.dem_time_step_auto && x->string() != "auto") x->fail_type("a number > 0 or \"auto\"");
-    if (!scene.dem_time_step_auto) scene.dem.time_step = x->positive();
+// The section of a scheme with its own (the DEM's "dem"): read whatever the scheme, so that
+// `moreau run --scheme` can switch to it.
+void read_scheme_section(const Node& node, const SchemeRegistration& scheme, Scene& scene) {
+  AnySchemeOptions& options = scene.scheme_options.at(scheme.name);
+  read_options(node, scheme.options, options);
+  check_options(node, scheme.options, options);
+}
+
+// The solver section for a scheme with its own solver (variational_theta's conic QP core).
+void read_scheme_solver(const Node& root, Scene& scene) {
+  const SchemeRegistration& scheme = find_scheme(scene.scheme);
+  const std::optional<Node> section = root.find("solver");
+  if (!scheme.solver_section || !section) return;
+  std::vector<std::string> given;
+  for (const auto& item : section->value().items()) given.push_back(item.key());
+  try {
+    scheme.solver_section(scene.solver, common_options(scene.solver_options), given,
+                          scene.scheme_options.at(scheme.name));
+  } catch (const OptionError& e) {
+    if (const std::optional<Node> x = section->find(e.key())) x->fail(e.problem());
+    section->fail(e.what());
   }
-  check_options(node, dem_table(), scene);
 }
 
 void read_collision(const Node& node, CollisionOptions& collision) {
   read_options(node, collision_table(), collision);
   check_options(node, collision_table(), collision);
-}
-
-// variational_theta solves with the conic QP core (variational_stepper.hpp): solver.name, if
-// given, picks its back-end (ipm-direct, the default, or ipm for CG); solver.tolerance and
-// solver.max_iterations (Newton steps) set the core's.
-void read_variational_solver(const Node& root, Scene& scene) {
-  conic::InteriorPointOptions& ipm = scene.variational.interior_point;
-  const auto section = root.find("solver");
-  if (!section) return;
-  if (auto x = section->find("name")) {
-    if (scene.solver != "ipm" && scene.solver != "ipm-direct")
-      x->fail(
-          "scheme \"variational_theta\" solves with the interior point core: use "
-          "\"ipm-direct\" (default) or \"ipm\"");
-    ipm.backend = scene.solver == "ipm" ? conic::LinearBackend::conjugate_gradient
-                                        : conic::LinearBackend::cholmod;
-  }
-  const SolverOptions common = common_options(scene.solver_options);
-  if (section->has("tolerance")) ipm.tolerance = common.tolerance;
-  if (section->has("max_iterations")) ipm.max_newton_steps = common.max_iterations;
 }
 
 void read_solver(const Node& node, Scene& scene) {
@@ -439,14 +424,23 @@ void check_scene_text(const std::string& path, const std::string& text) {
 
 std::vector<SceneSection> scene_option_keys() { return scene_sections(); }
 
-std::vector<std::string> scheme_names() {
-  return {"semi_implicit_euler", "theta", "impulse_velocity", "dem", "shake", "rattle",
-          "variational_theta"};
+Scene::Scene() {
+  for (const SchemeRegistration& registration : registered_schemes())
+    scheme_options.emplace(registration.name, registration.defaults);
 }
 
-std::string to_string(Scheme scheme) { return scheme_names()[static_cast<std::size_t>(scheme)]; }
+AnySchemeOptions Scene::options_of(const std::string& name) const {
+  const auto found = scheme_options.find(name);
+  if (found == scheme_options.end()) find_scheme(name);  // throws, naming the known schemes
+  AnySchemeOptions options = found == scheme_options.end() ? AnySchemeOptions() : found->second;
+  if (StepSettings* settings = options.settings()) *settings = step;
+  return options;
+}
 
-double Scene::time_step() const { return semi_implicit_euler.time_step; }
+void Scene::set_scheme(const std::string& name) {
+  find_scheme(name);
+  scheme = name;
+}
 
 void Scene::set_solver(const std::string& name) {
   if (name == solver) return;
@@ -464,72 +458,24 @@ std::unique_ptr<ContactSolver> make_scene_solver(const Scene& scene) {
 }
 
 std::unique_ptr<Stepper> make_stepper(Scene& scene) {
+  const SchemeRegistration& scheme = find_scheme(scene.scheme);
   std::unique_ptr<Stepper> stepper;
   validate_in(scene.source, [&] {
-    switch (scene.scheme) {
-      case Scheme::semi_implicit_euler:
-        stepper = std::make_unique<SemiImplicitEulerStepper>(scene.world, scene.semi_implicit_euler,
-                                                             make_scene_solver(scene));
-        break;
-      case Scheme::theta:
-        stepper =
-            std::make_unique<ThetaStepper>(scene.world, scene.theta, make_scene_solver(scene));
-        break;
-      case Scheme::impulse_velocity:
-        stepper = std::make_unique<ImpulseVelocityStepper>(scene.world, scene.impulse_velocity,
-                                                           make_scene_solver(scene));
-        break;
-      case Scheme::shake:
-      case Scheme::rattle:
-        stepper =
-            std::make_unique<ShakeStepper>(scene.world, scene.shake, make_scene_solver(scene));
-        break;
-      case Scheme::variational_theta:
-        stepper = std::make_unique<VariationalStepper>(scene.world, scene.variational);
-        break;
-      case Scheme::dem:
-        break;
-    }
+    stepper = make_stepper(scheme.name, scene.world, scene.options_of(scheme.name),
+                           scheme.takes_solver ? make_scene_solver(scene) : nullptr);
   });
-  if (scene.scheme == Scheme::dem)
-    stepper = std::make_unique<DemStepper>(scene.world, dem_run(scene).options);
   return stepper;
 }
 
-long scene_step_count(const Scene& scene) {
-  return scene.scheme == Scheme::dem ? dem_run(scene).steps : scene.steps;
-}
-
-DemRun dem_run(const Scene& scene) {
-  const World& world = scene.world;
-  for (const RigidBody& body : world.bodies) {
-    const Material& material = world.materials[body.material];
-    if (material.youngs_modulus == 0.0)
-      throw InputError(scene.source + ": scheme \"dem\": material \"" + material.name +
-                       "\" (of body \"" + body.name +
-                       "\") has no youngs_modulus; DEM needs one (in Pa, or \"rigid\")");
-  }
-  DemRun run;
-  run.options = scene.dem;
-  validate_in(scene.source, [&] {
-    if (scene.dem_time_step_auto) {
-      run.options.time_step = 0.5 * estimate_stable_time_step(world, run.options);
-      if (!std::isfinite(run.options.time_step))
-        throw InputError(
-            "dem.time_step: \"auto\" needs a dynamic body to estimate from; give "
-            "a number");
-    }
-    run.options.validate();
-  });
-  const double duration =
-      scene.dem_duration.value_or(static_cast<double>(scene.steps) * scene.time_step());
-  const double steps = step_count(duration, run.options.time_step);
+long scene_step_count(const Scene& scene, double time_step) {
+  if (time_step == scene.time_step()) return scene.steps;
+  const double duration = static_cast<double>(scene.steps) * scene.time_step();
+  const double steps = step_count(duration, time_step);
   if (steps > 1e15)
-    throw InputError(scene.source + ": scheme \"dem\": " + format_number(duration) + " s at " +
-                     format_number(run.options.time_step) + " s per step gives " +
-                     format_number(steps) + " steps, too many to run");
-  run.steps = static_cast<long>(steps);
-  return run;
+    throw InputError(scene.source + ": scheme \"" + scene.scheme +
+                     "\": " + format_number(duration) + " s at " + format_number(time_step) +
+                     " s per step gives " + format_number(steps) + " steps, too many to run");
+  return static_cast<long>(steps);
 }
 
 Scene parse_scene(const nlohmann::json& document, const std::string& source_name) {
@@ -547,8 +493,6 @@ Scene parse_scene(const nlohmann::json& document, const std::string& source_name
   }
   world.dimension = context.dimension;
   if (auto x = root.find("gravity")) world.gravity = read_point(*x, context);
-  scene.theta.time_step = scene.impulse_velocity.time_step = scene.shake.time_step =
-      scene.variational.time_step = scene.time_step();
   scene.steps = read_step_count(root, scene.time_step());
   // The simulated time must be a number: 2^60 steps of 1e300 s is no run.
   if (!std::isfinite(static_cast<double>(scene.steps) * scene.time_step()))
@@ -559,18 +503,17 @@ Scene parse_scene(const nlohmann::json& document, const std::string& source_name
     // The older spelling of integrator.scheme: cd is semi_implicit_euler.
     if (auto integrator = root.find("integrator"); integrator && integrator->has("scheme"))
       x->fail("give the scheme once, as integrator.scheme (method is its older spelling)");
-    scene.scheme =
-        x->choice({"cd", "dem"}, "method") == "cd" ? Scheme::semi_implicit_euler : Scheme::dem;
+    scene.scheme = x->choice({"cd", "dem"}, "method") == "cd" ? "semi_implicit_euler" : "dem";
   }
+  if (auto integrator = root.find("integrator"))
+    if (auto x = integrator->find("scheme")) scene.scheme = x->choice(scheme_names(), "scheme");
   if (auto x = root.find("integrator")) read_integrator(*x, scene);
-  if (auto x = root.find("dem")) read_dem(*x, scene);
-  if (auto x = root.find("collision")) {
-    read_collision(*x, scene.semi_implicit_euler.collision);
-    scene.theta.collision = scene.impulse_velocity.collision = scene.shake.collision =
-        scene.variational.collision = scene.semi_implicit_euler.collision;
-  }
+  for (const SchemeRegistration& scheme : registered_schemes())
+    if (scheme.section != "integrator")
+      if (auto x = root.find(scheme.section)) read_scheme_section(*x, scheme, scene);
+  if (auto x = root.find("collision")) read_collision(*x, scene.step.collision);
   if (auto x = root.find("solver")) read_solver(*x, scene);
-  if (scene.scheme == Scheme::variational_theta) read_variational_solver(root, scene);
+  read_scheme_solver(root, scene);
 
   if (auto x = root.find("materials"))
     read_materials(*x, world, context);
@@ -588,23 +531,32 @@ Scene parse_scene(const nlohmann::json& document, const std::string& source_name
         (std::filesystem::path("out") / std::filesystem::path(source_name).stem()).string();
 
   validate_in(source_name, [&] { world.validate(); });
-  validate_in(source_name, [&] {
-    scene.semi_implicit_euler.validate();
-    scene.theta.validate();
-    scene.impulse_velocity.validate();
-    scene.shake.validate();
-    if (scene.scheme == Scheme::variational_theta) scene.variational.validate(world);
-  });
+  // The chosen scheme's options (with the world, e.g. the DEM's Young's moduli), and those of
+  // the scheme whose keys it accepts; an option named by its key is reported at its place in
+  // the scheme's section.
+  const SchemeRegistration& chosen = find_scheme(scene.scheme);
+  std::vector<std::string> validated{chosen.name};
+  if (!chosen.accepts_keys_of.empty()) validated.push_back(chosen.accepts_keys_of);
+  validate_in(source_name, [&] { scene.step.validate(); });
+  for (const std::string& name : validated) {
+    const std::optional<Node> section = root.find(find_scheme(name).section);
+    try {
+      scene.options_of(name).validate(world);
+    } catch (const OptionError& e) {
+      if (const std::optional<Node> x = section ? section->find_path(e.key()) : std::nullopt)
+        x->fail(e.problem());
+      throw InputError(source_name + ": " + e.what());
+    } catch (const InputError& e) {
+      throw InputError(source_name + ": " + e.what());
+    }
+  }
   // A cell size far below the bodies is refused by the broad phase before it allocates its
   // grid; one pass over the scene's bodies reports it now rather than at the first step.
-  if (scene.semi_implicit_euler.collision.cell_size > 0.0)
-    validate_in(source_name,
-                [&] { broad_phase_pairs(world, scene.semi_implicit_euler.collision); });
+  if (scene.step.collision.cell_size > 0.0)
+    validate_in(source_name, [&] { broad_phase_pairs(world, scene.step.collision); });
   // The solver's own validator (what its constructor checks), so that `moreau check` reports
   // what `moreau run` would refuse.
   validate_in(source_name + ": solver", [&] { make_scene_solver(scene); });
-  // A DEM scene's materials and time step are checked now, not when the run starts.
-  if (scene.scheme == Scheme::dem) dem_run(scene);
   return scene;
 }
 

@@ -58,8 +58,15 @@ class Node {
   }
   bool has(const std::string& key) const { return value_->contains(key); }
   std::optional<Node> find(const std::string& key) const {
-    if (!value_->contains(key)) return std::nullopt;
+    if (!value_->is_object() || !value_->contains(key)) return std::nullopt;
     return child(key);
+  }
+  // The value at a dotted path of keys below this one ("compatible.enabled"), if present.
+  std::optional<Node> find_path(const std::string& path) const {
+    const std::size_t dot = path.find('.');
+    const std::optional<Node> first = find(path.substr(0, dot));
+    if (!first || dot == std::string::npos) return first;
+    return first->find_path(path.substr(dot + 1));
   }
   Node get(const std::string& key) const {
     if (!value_->contains(key)) fail("missing required key \"" + key + "\"");

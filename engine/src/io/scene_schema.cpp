@@ -35,228 +35,106 @@ std::vector<std::string> words(const std::vector<std::pair<std::string, Enum>>& 
 }
 
 // A number reached through `member` (a reference into Options).
-template <class Options, class Member>
-OptionAccess<double, Options> number_access(Member member) {
-  return {[member](const Options& o) { return member(o); },
-          [member](Options& o, double x) { member(o) = x; }};
-}
-
-template <class Options, class Member>
-OptionAccess<long, Options> integer_access(Member member) {
-  return {[member](const Options& o) { return static_cast<long>(member(o)); },
-          [member](Options& o, long x) { member(o) = static_cast<int>(x); }};
-}
-
-const std::vector<std::pair<std::string, FrictionModel>> kFrictionModels{
-    {"coulomb", FrictionModel::coulomb}, {"convex_relaxation", FrictionModel::convex_relaxation}};
-const std::vector<std::pair<std::string, ImpactLaw>> kImpactLaws{
-    {"plastic", ImpactLaw::plastic}, {"restitution", ImpactLaw::restitution}};
-const std::vector<std::pair<std::string, TrussMethod>> kTrussMethods{
-    {"augmented_lagrangian", TrussMethod::augmented_lagrangian},
-    {"interior_point", TrussMethod::interior_point}};
-
-OptionField<Scene> scheme_field() {
-  return accessed_option<Scene, std::string>(
-      "scheme",
-      {[](const Scene& s) { return to_string(s.scheme); },
-       [](Scene& s, std::string name) {
-         const std::vector<std::string> names = scheme_names();
-         s.scheme =
-             static_cast<Scheme>(std::find(names.begin(), names.end(), name) - names.begin());
-       }},
-      {}, "", scheme_names());
-}
-
-// integrator.frictional and friction_model set every contact-dynamics scheme that reads them.
-OptionField<Scene> frictional_field() {
-  return accessed_option<Scene, bool>(
-      "frictional", {[](const Scene& s) { return s.semi_implicit_euler.frictional; },
-                     [](Scene& s, bool x) {
-                       s.semi_implicit_euler.frictional = s.theta.frictional = x;
-                       s.impulse_velocity.frictional = s.shake.frictional = x;
-                       s.variational.contact.frictional = x;
-                     }});
-}
-
-OptionField<Scene> friction_model_field() {
-  OptionField<Scene> field = accessed_option<Scene, std::string>(
-      "friction_model",
-      enum_access<Scene>(
-          kFrictionModels, [](auto& s) -> auto& { return s.semi_implicit_euler.friction_model; }),
-      {}, "", words(kFrictionModels));
-  const auto set = std::get<OptionAccess<std::string, Scene>>(field.value).set;
-  std::get<OptionAccess<std::string, Scene>>(field.value).set = [set](Scene& s, std::string word) {
-    set(s, word);
-    s.impulse_velocity.friction_model = s.shake.friction_model =
-        s.semi_implicit_euler.friction_model;
-  };
-  field.default_text = "`\"coulomb\"`; `\"convex_relaxation\"` for shake and rattle";
-  return field;
-}
-
-// Dumont Sec. 2.1: theta in [1/2, 1]; the Krabbenhoft/NURBS chapter eq. 4.7: the same range,
-// e = (1 - theta) / theta in [0, 1].
-OptionField<Scene> theta_field() {
-  OptionField<Scene> field = accessed_option<Scene, double>(
-      "theta",
-      {[](const Scene& s) { return s.theta.theta; },
-       [](Scene& s, double x) { s.theta.theta = s.variational.theta = x; }},
-      Bounds::closed(0.5, 1.0));
-  field.default_text = "0.5 (theta), 1 (variational_theta)";
-  return field;
-}
-
 }  // namespace
 
 const OptionTable<Scene>& top_level_table() {
-  static const OptionTable<Scene> table{
-      custom_option<Scene>("description", "string", ""),
-      custom_option<Scene>("dimension", "2 or 3", "3"),
-      custom_option<Scene>("gravity", "vector", "`[0, -9.81, 0]`", "m/s^2"),
-      accessed_option<Scene, double>("time_step",
-                                     {[](const Scene& s) { return s.time_step(); },
-                                      [](Scene& s, double x) {
-                                        s.semi_implicit_euler.time_step = s.theta.time_step = x;
-                                        s.impulse_velocity.time_step = s.shake.time_step =
-                                            s.variational.time_step = x;
-                                      }},
-                                     Bounds::above(0.0), "s"),
-      custom_option<Scene>("steps", "integer >= 0", "*required, or `duration`*"),
-      custom_option<Scene>("duration", "number >= 0", "", "s"),
-      custom_option<Scene>("method", "`\"cd\"` or `\"dem\"`", ""),
-      custom_option<Scene>("integrator", "object", ""),
-      custom_option<Scene>("dem", "object", ""),
-      custom_option<Scene>("collision", "object", ""),
-      custom_option<Scene>("solver", "object", ""),
-      custom_option<Scene>("materials", "array", ""),
-      custom_option<Scene>("friction", "object", ""),
-      custom_option<Scene>("bodies", "array", "`[]`"),
-      custom_option<Scene>("generators", "array", "`[]`"),
-      custom_option<Scene>("output", "object", ""),
-  };
+  static const OptionTable<Scene> table = [] {
+    OptionTable<Scene> out{
+        custom_option<Scene>("description", "string", ""),
+        custom_option<Scene>("dimension", "2 or 3", "3"),
+        custom_option<Scene>("gravity", "vector", "`[0, -9.81, 0]`", "m/s^2"),
+        accessed_option<Scene, double>("time_step",
+                                       {[](const Scene& s) { return s.step.time_step; },
+                                        [](Scene& s, double x) { s.step.time_step = x; }},
+                                       Bounds::above(0.0), "s"),
+        custom_option<Scene>("steps", "integer >= 0", "*required, or `duration`*"),
+        custom_option<Scene>("duration", "number >= 0", "", "s"),
+        custom_option<Scene>("method", "`\"cd\"` or `\"dem\"`", ""),
+        custom_option<Scene>("integrator", "object", ""),
+        custom_option<Scene>("collision", "object", ""),
+        custom_option<Scene>("solver", "object", ""),
+        custom_option<Scene>("materials", "array", ""),
+        custom_option<Scene>("friction", "object", ""),
+        custom_option<Scene>("bodies", "array", "`[]`"),
+        custom_option<Scene>("generators", "array", "`[]`"),
+        custom_option<Scene>("output", "object", ""),
+    };
+    // The sections of the schemes that keep their own (the DEM's "dem").
+    for (const SchemeRegistration& scheme : registered_schemes())
+      if (scheme.section != "integrator")
+        out.push_back(custom_option<Scene>(scheme.section, "object", ""));
+    return out;
+  }();
   return table;
 }
 
-const OptionTable<Scene>& integrator_table() {
-  static const OptionTable<Scene> table{
-      scheme_field(),
-      frictional_field(),
-      friction_model_field(),
-      accessed_option<Scene, std::string>(
-          "impact_law",
-          enum_access<Scene>(
-              kImpactLaws, [](auto& s) -> auto& { return s.semi_implicit_euler.impact_law; }),
-          {}, "", words(kImpactLaws)),
-      custom_option<Scene>("compatible", "object", "disabled"),
-      theta_field(),
-      custom_option<Scene>("k_n", "number > 0 or `\"inf\"`", "`\"inf\"`",
-                           "N/m (per unit thickness)"),
-      custom_option<Scene>("k_t", "number > 0 or `\"inf\"`", "`\"inf\"`",
-                           "N/m (per unit thickness)"),
-      // e_t of Dumont eq. 20.
-      accessed_option<Scene, double>(
-          "tangential_restitution",
-          number_access<Scene>([](auto& s) -> auto& { return s.theta.tangential_restitution; }),
-          Bounds::closed(0.0, 1.0)),
-      // Preclik et al. Sec. 3.1: epsilon in [0, 1].
-      accessed_option<Scene, double>("error_reduction", number_access<Scene>([](auto& s) -> auto& {
-                                       return s.impulse_velocity.error_reduction;
-                                     }),
-                                     Bounds::closed(0.0, 1.0)),
-      // Kleinert et al. eq. 21: the linearized end-of-step gap below which RATTLE's velocity CCP
-      // holds a contact.
-      accessed_option<Scene, double>(
-          "closed_gap", number_access<Scene>([](auto& s) -> auto& { return s.shake.closed_gap; }),
-          Bounds::at_least(0.0), "m"),
-      // Kleinert et al. start each CCP from zero; this starts it from the previous step's.
-      accessed_option<Scene, bool>("warm_start",
-                                   {[](const Scene& s) { return s.shake.warm_start; },
-                                    [](Scene& s, bool x) { s.shake.warm_start = x; }}),
-  };
-  return table;
-}
+namespace {
 
-const OptionTable<CompatibleOptions>& compatible_table() {
-  using O = CompatibleOptions;
-  // The truss solver's effort: its iterations are bounded by the max_* keys, and a solve that
-  // reaches a bound is reported as not converged (summary.json, progress line, warnings).
-  static const OptionTable<O> table{
-      bool_option("enabled", &O::enabled),
-      choice_option("law", &O::law,
-                    {{"hookean", ContactLaw::hookean}, {"hertzian", ContactLaw::hertzian}}),
-      accessed_option<O, double>("equilibrium_tolerance", number_access<O>([](auto& o) -> auto& {
-                                   return o.truss.equilibrium_tolerance;
-                                 }),
-                                 Bounds::above(0.0)),
-      accessed_option<O, double>("optimality_tolerance", number_access<O>([](auto& o) -> auto& {
-                                   return o.truss.optimality_tolerance;
-                                 }),
-                                 Bounds::above(0.0)),
-      accessed_option<O, std::string>(
-          "method",
-          enum_access<O>(
-              kTrussMethods, [](auto& o) -> auto& { return o.truss.method; }),
-          {}, "", words(kTrussMethods)),
-      accessed_option<O, long>("max_outer_iterations", integer_access<O>([](auto& o) -> auto& {
-                                 return o.truss.max_outer_iterations;
-                               }),
-                               Bounds::at_least(1)),
-      accessed_option<O, long>("max_inner_iterations", integer_access<O>([](auto& o) -> auto& {
-                                 return o.truss.max_inner_iterations;
-                               }),
-                               Bounds::at_least(1)),
-      accessed_option<O, long>(
-          "max_interior_point_iterations",
-          integer_access<O>([](auto& o) -> auto& { return o.truss.max_interior_point_iterations; }),
-          Bounds::at_least(1)),
-  };
-  return table;
-}
+// Rows of keys that several registered structs declare: the first to declare a key gives its
+// row; a key whose type or default differs between them gives each with the names that take it
+// ("0.5 (theta); 1 (variational_theta)").
+class MergedRows {
+ public:
+  // merge_defaults false: the first struct's default stands (the solvers' max_iterations,
+  // whose defaults differ by method and are documented per solver).
+  explicit MergedRows(bool merge_defaults = true) : merge_defaults_(merge_defaults) {}
+  template <class Options>
+  void add(const std::string& owner, const OptionTable<Options>& table) {
+    for (const OptionField<Options>& field : table) {
+      if (seen_.emplace(field.key, rows_.size()).second)
+        rows_.push_back(
+            {field.key, option_type_text(field), field.unit, option_default_text(field)});
+      append(types_[field.key][option_type_text(field)], owner);
+      append(defaults_[field.key][option_default_text(field)], owner);
+    }
+  }
+  void add_row(SceneOption row) {
+    seen_.emplace(row.key, rows_.size());
+    rows_.push_back(std::move(row));
+  }
+  std::vector<SceneOption> rows() const {
+    std::vector<SceneOption> out = rows_;
+    for (const auto& [key, by_type] : types_)
+      if (by_type.size() > 1) out[seen_.at(key)].type = joined(by_type);
+    if (merge_defaults_)
+      for (const auto& [key, by_default] : defaults_)
+        if (by_default.size() > 1) out[seen_.at(key)].default_value = joined(by_default);
+    return out;
+  }
 
-const OptionTable<Scene>& dem_table() {
-  static const OptionTable<Scene> table{
-      accessed_option<Scene, std::string>(
-          "law",
-          enum_access<Scene>(
-              std::vector<std::pair<std::string, NormalLaw>>{{"hookean", NormalLaw::hookean},
-                                                             {"hertzian", NormalLaw::hertzian}},
-              [](auto& s) -> auto& { return s.dem.law.law; }),
-          {}, "", {"hookean", "hertzian"}),
-      accessed_option<Scene, double>("damping_ratio", number_access<Scene>([](auto& s) -> auto& {
-                                       return s.dem.law.damping_ratio;
-                                     }),
-                                     Bounds::at_least(0.0)),
-      accessed_option<Scene, bool>("tangential",
-                                   {[](const Scene& s) { return s.dem.law.tangential; },
-                                    [](Scene& s, bool x) { s.dem.law.tangential = x; }}),
-      [] {
-        OptionField<Scene> field = accessed_option<Scene, double>(
-            "tangential_stiffness_ratio", number_access<Scene>([](auto& s) -> auto& {
-              return s.dem.law.tangential_stiffness_ratio;
-            }),
-            Bounds::at_least(0.0));
-        field.default_text = "2/7";
-        return field;
-      }(),
-      accessed_option<Scene, double>(
-          "tangential_damping_ratio",
-          number_access<Scene>([](auto& s) -> auto& { return s.dem.law.tangential_damping_ratio; }),
-          Bounds::at_least(0.0)),
-      custom_option<Scene>("time_step", "number > 0 or `\"auto\"`", "`\"auto\"`", "s"),
-      accessed_option<Scene, double>(
-          "skin", number_access<Scene>([](auto& s) -> auto& { return s.dem.skin; }),
-          Bounds::at_least(0.0), "m"),
-      [] {
-        OptionField<Scene> field = accessed_option<Scene, double>(
-            "duration",
-            {[](const Scene& s) { return s.dem_duration.value_or(0.0); },
-             [](Scene& s, double x) { s.dem_duration = x; }},
-            Bounds::at_least(0.0), "s");
-        field.default_text = "steps x time_step";
-        return field;
-      }(),
-  };
-  return table;
+ private:
+  static void append(std::string& names, const std::string& name) {
+    names += (names.empty() ? "" : ", ") + name;
+  }
+  static std::string joined(const std::map<std::string, std::string>& by_text) {
+    std::string out;
+    for (const auto& [text, names] : by_text)
+      out += (out.empty() ? "" : "; ") + text + " (" + names + ")";
+    return out;
+  }
+  bool merge_defaults_;
+  std::vector<SceneOption> rows_;
+  std::map<std::string, std::size_t> seen_;
+  std::map<std::string, std::map<std::string, std::string>> types_, defaults_;
+};
+
+}  // namespace
+
+std::vector<SceneOption> integrator_section() {
+  const std::vector<std::string> names = scheme_names();
+  std::string choices;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    choices += (i == 0 ? "" : (i + 1 == names.size() ? " or " : ", ")) + ("`\"" + names[i] + "\"`");
+  MergedRows rows;
+  rows.add_row({"scheme", choices, "", "`\"" + Scene().scheme + "\"`"});
+  for (const auto& field : StepSettings::fields())
+    rows.add_row({field.key, option_type_text(field), field.unit, option_default_text(field)});
+  for (const SchemeRegistration& scheme : registered_schemes()) {
+    if (scheme.section != "integrator") continue;
+    rows.add(scheme.name, scheme.options);
+    if (!scheme.nested_key.empty()) rows.add_row({scheme.nested_key, "object", "", "disabled"});
+  }
+  return rows.rows();
 }
 
 const OptionTable<CollisionOptions>& collision_table() {
@@ -335,30 +213,15 @@ void read_solver_options(const Node& node, const std::string& solver, AnySolverO
   check_options(node, registration.options, options, " for solver \"" + solver + "\"");
 }
 
-// The solver section's rows: name, then every registered solver's keys (the first solver to
-// declare a key gives its row; a key whose type differs between solvers gives each type with
-// the solvers that take it: "number in (0, 1] (md_blend, md_gs); number in (0, 2) (pgs)"),
-// then on_failure.
+// The solver section's rows: name, then every registered solver's keys (merged: a key whose
+// type differs between solvers gives each type with the solvers that take it), then on_failure.
 const std::vector<SceneOption>& solver_section() {
   static const std::vector<SceneOption> rows = [] {
-    std::vector<SceneOption> out{{"name", "string", "", "`\"pgs\"`"}};
-    std::map<std::string, std::size_t> seen{{"name", 0}};
-    std::map<std::string, std::map<std::string, std::string>> types;  // key: type -> solvers
+    MergedRows merged(false);
+    merged.add_row({"name", "string", "", "`\"pgs\"`"});
     for (const SolverRegistration& solver : registered_solvers())
-      for (const OptionField<AnySolverOptions>& field : solver.options) {
-        std::string& solvers = types[field.key][option_type_text(field)];
-        solvers += (solvers.empty() ? "" : ", ") + solver.name;
-        if (seen.emplace(field.key, out.size()).second)
-          out.push_back(
-              {field.key, option_type_text(field), field.unit, option_default_text(field)});
-      }
-    for (const auto& [key, by_type] : types) {
-      if (by_type.size() < 2) continue;
-      std::string joined;
-      for (const auto& [type, solvers] : by_type)
-        joined += (joined.empty() ? "" : "; ") + type + " (" + solvers + ")";
-      out[seen.at(key)].type = joined;
-    }
+      merged.add(solver.name, solver.options);
+    std::vector<SceneOption> out = merged.rows();
     for (const auto& field : solver_policy_table())
       out.push_back({field.key, option_type_text(field), field.unit, option_default_text(field)});
     return out;
@@ -399,14 +262,19 @@ SceneSection section(std::string path, const OptionTable<Options>& table) {
 }  // namespace
 
 std::vector<SceneSection> scene_sections() {
-  return {section("", top_level_table()),
-          section("integrator", integrator_table()),
-          section("integrator.compatible", compatible_table()),
-          section("dem", dem_table()),
-          section("collision", collision_table()),
-          SceneSection{"solver", solver_section()},
-          section("solver.nlgs", NlgsOptions::nested_fields()),
-          section("output", output_table())};
+  std::vector<SceneSection> sections{section("", top_level_table()),
+                                     SceneSection{"integrator", integrator_section()}};
+  // The schemes' nested sections (integrator.compatible) and own sections (dem).
+  for (const SchemeRegistration& scheme : registered_schemes())
+    if (!scheme.nested_key.empty())
+      sections.push_back(section("integrator." + scheme.nested_key, scheme.nested_options));
+  for (const SchemeRegistration& scheme : registered_schemes())
+    if (scheme.section != "integrator") sections.push_back(section(scheme.section, scheme.options));
+  sections.push_back(section("collision", collision_table()));
+  sections.push_back(SceneSection{"solver", solver_section()});
+  sections.push_back(section("solver.nlgs", NlgsOptions::nested_fields()));
+  sections.push_back(section("output", output_table()));
+  return sections;
 }
 
 }  // namespace moreau::scene_io

@@ -17,9 +17,9 @@ namespace moreau::scene_io {
 
 // "": the top level; its keys are objects, arrays and numbers that the parser reads itself.
 const OptionTable<Scene>& top_level_table();
-const OptionTable<Scene>& integrator_table();  // several schemes' options (Scene members)
-const OptionTable<CompatibleOptions>& compatible_table();
-const OptionTable<Scene>& dem_table();
+// The integrator section: scheme, the StepSettings keys, then every registered scheme's own keys
+// (merged: a key whose type or default differs between schemes gives each with its schemes).
+std::vector<SceneOption> integrator_section();
 const OptionTable<CollisionOptions>& collision_table();
 // The solver section: name, on_failure and every registered solver's keys (each options
 // struct's own table; a key the chosen solver's struct lacks is an error).
@@ -33,6 +33,18 @@ const OptionTable<OutputOptions>& output_table();
 // Every section: its JSON path and its rows (scene_option_keys).
 std::vector<SceneSection> scene_sections();
 
+// A number, or one of `words` (the value it stands for); an error names both forms.
+inline double read_number_or_word(const Node& node,
+                                  const std::vector<std::pair<std::string, double>>& words) {
+  if (words.empty() || node.value().is_number()) return node.number();
+  if (node.value().is_string())
+    for (const auto& [word, value] : words)
+      if (node.value().get<std::string>() == word) return value;
+  std::string expected = "a number";
+  for (const auto& entry : words) expected += " or \"" + entry.first + "\"";
+  node.fail_type(expected);
+}
+
 // Reads the keys of the object `node` that `table` can read into `target`: the JSON type is
 // checked here (number, integer the member can hold, bool, one of the choices), the bounds
 // are not (check_options). Custom fields are left to the caller.
@@ -45,7 +57,7 @@ void read_fields(const Node& node, const OptionTable<Options>& table, Options& t
         [&](const auto& access) {
           using Access = std::decay_t<decltype(access)>;
           if constexpr (std::is_same_v<Access, OptionAccess<double, Options>>)
-            access.set(target, x->number());
+            access.set(target, read_number_or_word(*x, field.number_words));
           else if constexpr (std::is_same_v<Access, OptionAccess<long, Options>>)
             access.set(target, x->integer(field.integer_min, field.integer_max));
           else if constexpr (std::is_same_v<Access, OptionAccess<bool, Options>>)

@@ -1,7 +1,5 @@
 #include "moreau/solver/solver_registry.hpp"
 
-#include <cxxabi.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -24,15 +22,6 @@ std::string known_solvers() {
 }
 
 }  // namespace
-
-std::string options_type_name(const std::type_info& type) {
-  int status = 0;
-  char* demangled = abi::__cxa_demangle(type.name(), nullptr, nullptr, &status);
-  std::string name = status == 0 && demangled ? demangled : type.name();
-  std::free(demangled);
-  const std::size_t colon = name.rfind("::");
-  return colon == std::string::npos ? name : name.substr(colon + 2);
-}
 
 bool register_solver(SolverRegistration registration) {
   std::vector<SolverRegistration>& solvers = registry();

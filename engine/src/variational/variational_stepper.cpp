@@ -1,12 +1,16 @@
 #include "moreau/variational/variational_stepper.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <limits>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "moreau/contact/contact_system.hpp"
 #include "moreau/core/error.hpp"
+#include "moreau/integrator/scheme_registry.hpp"
 #include "solver_report.hpp"
 
 namespace moreau {
@@ -45,11 +49,74 @@ SparseMatrix planar_factor(const ContactSystem& system, double scale) {
 
 }  // namespace
 
-void VariationalOptions::validate(const World& world) const {
-  if (!(time_step > 0.0) || !std::isfinite(time_step)) {
-    throw InputError("time_step must be a finite positive number, got " +
-                     std::to_string(time_step));
+namespace {
+
+// The solver section of a variational_theta scene: the scheme solves with the conic QP core, so
+// solver.name may only pick its back-end, ipm-direct (CHOLMOD, the default) or ipm (CG);
+// solver.tolerance and solver.max_iterations (its Newton steps) set the core's.
+void take_solver_section(const std::string& solver, const SolverOptions& given,
+                         const std::vector<std::string>& given_keys, AnySchemeOptions& options) {
+  conic::InteriorPointOptions& ipm = options.get<VariationalOptions>().interior_point;
+  const auto has = [&given_keys](const char* key) {
+    return std::find(given_keys.begin(), given_keys.end(), key) != given_keys.end();
+  };
+  if (has("name")) {
+    if (solver != "ipm" && solver != "ipm-direct")
+      throw OptionError("name",
+                        "scheme \"variational_theta\" solves with the interior point core: use "
+                        "\"ipm-direct\" (default) or \"ipm\"");
+    ipm.backend =
+        solver == "ipm" ? conic::LinearBackend::conjugate_gradient : conic::LinearBackend::cholmod;
   }
+  if (has("tolerance")) ipm.tolerance = given.tolerance;
+  if (has("max_iterations")) ipm.max_newton_steps = given.max_iterations;
+}
+
+}  // namespace
+
+const SchemeRegistrar<VariationalStepper, VariationalOptions> kRegistration{
+    "variational_theta",
+    "variational contact dynamics with contact elasticity, 2D (Krabbenhoft/NURBS chapter eq. "
+    "4.4-4.15)",
+    {},
+    {},
+    [](SchemeRegistration& r) {
+      r.takes_solver = false;
+      r.solver_section = take_solver_section;
+      r.own_solver = [](const AnySchemeOptions& options) {
+        const conic::InteriorPointOptions& ipm = options.get<VariationalOptions>().interior_point;
+        return OwnSolver{ipm.backend == conic::LinearBackend::cholmod ? "ipm-direct" : "ipm",
+                         ipm.tolerance};
+      };
+    }};
+
+const OptionTable<VariationalOptions>& VariationalOptions::fields() {
+  using O = VariationalOptions;
+  // k_N, k_T of eq. 4.8 (N/m per unit thickness), > 0, "inf" for rigid.
+  const auto stiffness = [](const char* key, double variational::ContactStiffness::*member,
+                            const char* meaning) {
+    return accessed_option<O, double>(
+               key,
+               {[member](const O& o) { return o.contact.stiffness.*member; },
+                [member](O& o, double x) { o.contact.stiffness.*member = x; }},
+               Bounds::above(0.0), "N/m (per unit thickness)")
+        .with_word("inf", std::numeric_limits<double>::infinity())
+        .described(meaning);
+  };
+  static const OptionTable<O> table{
+      // The chapter's eq. 4.7: theta in [1/2, 1], e = (1 - theta) / theta.
+      number_option("theta", &O::theta, Bounds::closed(0.5, 1.0))
+          .described("theta of eq. 4.4-4.6; restitution e = (1 - theta) / theta (eq. 4.7)"),
+      stiffness("k_n", &variational::ContactStiffness::normal,
+                "normal contact stiffness k_N of eq. 4.8; \"inf\": rigid"),
+      stiffness("k_t", &variational::ContactStiffness::tangential,
+                "tangential contact stiffness k_T of eq. 4.8; \"inf\": rigid, no history"),
+  };
+  return table;
+}
+
+void VariationalOptions::validate(const World& world) const {
+  StepSettings::validate();
   // Krabbenhoft/NURBS chapter eq. 4.7: e = (1 - theta) / theta in [0, 1].
   if (!(theta >= 0.5 && theta <= 1.0)) {
     throw InputError(
@@ -57,12 +124,12 @@ void VariationalOptions::validate(const World& world) const {
         std::to_string(theta));
   }
   contact.validate(world);
-  collision.validate();
   interior_point.validate();
 }
 
 VariationalStepper::VariationalStepper(World& world, VariationalOptions options)
     : Stepper(world), options_(std::move(options)) {
+  options_.contact.frictional = options_.frictional;
   world_.validate();
   options_.validate(world_);
   if (!world_.is_planar()) {

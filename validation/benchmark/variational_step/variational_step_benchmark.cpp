@@ -113,7 +113,7 @@ VariationalOptions options(bool body_space) {
   o.time_step = kTimeStep;
   o.theta = kTheta;
   o.contact.stiffness = {kStiffness, 2.0 * kStiffness / 3.0};
-  o.contact.frictional = true;
+  o.frictional = true;
   o.collision.margin = kMargin;
   o.interior_point.body_space = body_space;
   return o;

@@ -12,6 +12,8 @@ struct CompatibleOptions {
   bool enabled = false;
   ContactLaw law = ContactLaw::hookean;
   NoTensionTrussOptions truss;
+  // enabled, law and the truss solver's keys (integrator.compatible of a scene).
+  static const OptionTable<CompatibleOptions>& fields();
 };
 
 // Relative stiffness k~ of a contact between two materials: the two bodies act as springs in

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "moreau/contact/delassus.hpp"
+#include "moreau/core/option_table.hpp"
 #include "moreau/core/types.hpp"
 
 namespace moreau {
@@ -54,6 +55,8 @@ struct NoTensionTrussOptions {
   int max_interior_point_iterations = 200;
   double initial_penalty = 10.0;  // mu_0 of the augmented Lagrangian (scaled problem)
   double penalty_growth = 10.0;   // mu <- growth mu when equilibrium does not improve enough
+  // The keys a scene sets (integrator.compatible): the tolerances, the method and its limits.
+  static const OptionTable<NoTensionTrussOptions>& fields();
   void validate() const;
 };
 

@@ -108,7 +108,9 @@ struct OptionField {
   std::string unit;
   Bounds bounds;                     // numbers and integers
   std::vector<std::string> choices;  // strings: the admissible words (empty: any string)
-  long integer_min = 0;              // integers: what the member can hold
+  // numbers: words that stand for a value ("inf" for a rigid stiffness, "auto" for 0)
+  std::vector<std::pair<std::string, double>> number_words;
+  long integer_min = 0;  // integers: what the member can hold
   long integer_max = 0;
   std::string type_text;     // the docs' type, where the table does not derive it
   std::string default_text;  // the docs' default, where Options{} does not give it
@@ -117,6 +119,11 @@ struct OptionField {
   // The field with its one-line meaning: number_option(...).described("...").
   OptionField described(std::string text) && {
     doc = std::move(text);
+    return std::move(*this);
+  }
+  // The number field also read from a word: with_word("inf", infinity).
+  OptionField with_word(std::string word, double stands_for) && {
+    number_words.emplace_back(std::move(word), stands_for);
     return std::move(*this);
   }
 };
@@ -227,8 +234,11 @@ std::string option_type_text(const OptionField<Options>& field) {
   const std::string bounds = field.bounds.text();
   const std::string suffix = bounds.empty() ? "" : " " + bounds;
   switch (field.value.index()) {
-    case 1:
-      return "number" + suffix;
+    case 1: {
+      std::string text = "number" + suffix;
+      for (const auto& [word, value] : field.number_words) text += " or `\"" + word + "\"`";
+      return text;
+    }
     case 2:
       return "integer" + suffix;
     case 3:
@@ -245,18 +255,29 @@ std::string option_type_text(const OptionField<Options>& field) {
   return "";
 }
 
-// The default column of the docs: the value in a default-constructed Options.
+// The value of a field in `values` as the docs write it ("1e-8", "true", "`\"pgs\"`").
 template <class Options>
-std::string option_default_text(const OptionField<Options>& field) {
-  if (!field.default_text.empty() || field.value.index() == 0) return field.default_text;
-  const Options defaults{};
-  if (const auto* x = std::get_if<OptionAccess<double, Options>>(&field.value))
-    return readable_number(x->get(defaults));
+std::string option_value_text(const OptionField<Options>& field, const Options& defaults) {
+  if (field.value.index() == 0) return field.default_text;
+  if (const auto* x = std::get_if<OptionAccess<double, Options>>(&field.value)) {
+    const double value = x->get(defaults);
+    for (const auto& [word, stands_for] : field.number_words)
+      if (stands_for == value) return "`\"" + word + "\"`";
+    return readable_number(value);
+  }
   if (const auto* x = std::get_if<OptionAccess<long, Options>>(&field.value))
     return std::to_string(x->get(defaults));
   if (const auto* x = std::get_if<OptionAccess<bool, Options>>(&field.value))
     return x->get(defaults) ? "true" : "false";
   return "`\"" + std::get<OptionAccess<std::string, Options>>(field.value).get(defaults) + "\"`";
+}
+
+// The default column of the docs: the field's default text, or its value in a
+// default-constructed Options.
+template <class Options>
+std::string option_default_text(const OptionField<Options>& field) {
+  if (!field.default_text.empty() || field.value.index() == 0) return field.default_text;
+  return option_value_text(field, Options{});
 }
 
 // The numeric value of a field in `options` (NaN for the others).
@@ -277,6 +298,10 @@ void check_bounds(const OptionTable<Options>& table, const Options& options,
   for (const OptionField<Options>& field : table) {
     if (!field.bounds.bounded()) continue;
     const double value = option_number(field, options);
+    // A value that a word stands for ("inf": rigid) is admissible whatever the bounds say.
+    if (std::any_of(field.number_words.begin(), field.number_words.end(),
+                    [value](const auto& word) { return word.second == value; }))
+      continue;
     if (!field.bounds.contains(value))
       throw OptionError(field.key,
                         shortest_text(value) + " is outside " + field.bounds.interval() + context);
@@ -292,6 +317,7 @@ OptionField<To> rebind_option(const OptionField<From>& field, Reach reach) {
   out.unit = field.unit;
   out.bounds = field.bounds;
   out.choices = field.choices;
+  out.number_words = field.number_words;
   out.integer_min = field.integer_min;
   out.integer_max = field.integer_max;
   out.type_text = field.type_text;

@@ -10,9 +10,10 @@
 // k_n = 4/3 E* sqrt(R* d) for Silbert's Hertzian form; the Hookean law takes the same k_n.
 // 1/E* = (1 - nu_a^2)/E_a + (1 - nu_b^2)/E_b, R* = R_a R_b / (R_a + R_b), d the mean diameter
 // of the pair (the sphere's diameter against a wall). Damping gamma_n = 2 zeta sqrt(k_n m*), with
-// zeta = 1 (critical, e_n = 0) as in Olsen & Kamrin Sec. 8.2. Tangential (Cundall & Strack 1979; Silbert
-// eq. 4): a spring on the accumulated tangential displacement, F_t = -k_t s_t - gamma_t v_t, capped
-// at mu max(F_n, 0) (the spring is reset to the cap when sliding).
+// zeta = 1 (critical, e_n = 0) as in Olsen & Kamrin Sec. 8.2. Tangential (Cundall & Strack 1979;
+// Silbert eq. 4): a spring on the accumulated tangential displacement, F_t = -k_t s_t - gamma_t
+// v_t, capped at mu max(F_n, 0) (the spring is reset to the cap when sliding).
+#include "moreau/core/option_table.hpp"
 #include "moreau/model/world.hpp"
 
 namespace moreau {
@@ -26,7 +27,8 @@ struct DemMaterialLaw {
   // zeta_t of the tangential spring: gamma_t = 2 zeta_t sqrt(k_t m_t) with m_t = 2/7 m*, the
   // tangential inertia of a rolling solid sphere; 0 = undamped (Silbert et al. 2001).
   double tangential_damping_ratio = 0.0;
-  bool tangential = true;  // Cundall-Strack spring with Coulomb cap
+  bool tangential = true;                              // Cundall-Strack spring with Coulomb cap
+  static const OptionTable<DemMaterialLaw>& fields();  // the keys of a scene's dem section
 };
 
 struct PairLaw {

@@ -25,7 +25,9 @@ struct DemStepDetails {
 const DemStepDetails& dem_details(const StepReport& report);
 
 struct DemOptions {
-  double time_step = 1e-6;  // s
+  // s; 0: half of estimate_stable_time_step for the initial neighbours (a margin for the
+  // contacts that form later), resolved when the stepper is made.
+  double time_step = 1e-6;
   DemMaterialLaw law;
   // Neighbour-list skin, m: pairs closer than this are kept; the list is rebuilt when a body
   // has moved more than half of it. 0 = a tenth of the smallest finite bounding radius.
@@ -33,7 +35,11 @@ struct DemOptions {
   // Force scale for the Hertzian tangent stiffness in the stability estimate, N; 0 = the total
   // weight of the dynamic bodies (no static contact carries more).
   double reference_force = 0.0;
+  static const OptionTable<DemOptions>& fields();  // the keys of a scene's dem section
   void validate() const;
+  // Also: every material a body uses has a Young's modulus (each contact stiffness needs one);
+  // InputError naming the material and the body.
+  void validate(const World& world) const;
 };
 
 struct DemContact {

@@ -15,6 +15,7 @@
 
 #include "moreau/collision/collision_detector.hpp"
 #include "moreau/contact/contact_system.hpp"
+#include "moreau/integrator/step_settings.hpp"
 #include "moreau/integrator/stepper.hpp"
 #include "moreau/nlgs/nlgs_solver.hpp"
 
@@ -37,8 +38,8 @@ class ContactDynamicsStepper : public Stepper {
 
  protected:
   // Throws InputError when `solver` is null (naming the scheme) or the world is invalid.
-  ContactDynamicsStepper(World& world, std::unique_ptr<ContactSolver> solver, double time_step,
-                         bool frictional, CollisionOptions collision, const std::string& scheme);
+  ContactDynamicsStepper(World& world, std::unique_ptr<ContactSolver> solver,
+                         const StepSettings& settings, const std::string& scheme);
 
   // What the hooks of one step share.
   struct StepState {

@@ -19,18 +19,16 @@
 
 namespace moreau {
 
-struct ImpulseVelocityOptions {
-  double time_step = 1e-3;  // dt, s
+struct ImpulseVelocityOptions : StepSettings {
   // epsilon of Preclik et al. Sec. 3.1, in [0, 1]: 0 ignores penetrations, 1 removes them within
   // one step (the paper takes it in [0, 1) to avoid injecting energy; 1 is allowed here so that the
   // scheme can be compared with the semi-implicit Euler's full Phi/dt).
   double error_reduction = 0.5;
-  bool frictional = true;  // rows = world dimension, else 1 (frictionless)
   // Passed to the solver in the ConeProblem: it selects the law of the Coulomb-family solvers
   // (pgs, pgj, apgd); the md_* solvers ignore it.
   FrictionModel friction_model = FrictionModel::coulomb;
-  CollisionOptions collision;
-  void validate() const;  // throws InputError naming the field
+  static const OptionTable<ImpulseVelocityOptions>& fields();  // integrator keys
+  void validate() const;                                       // throws InputError naming the field
 };
 
 class ImpulseVelocityStepper final : public ContactDynamicsStepper {

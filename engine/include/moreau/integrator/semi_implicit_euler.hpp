@@ -31,14 +31,15 @@ const CompatibleSolve* compatible_solve(const StepReport& report);
 // The same for a step that must have run it: InputError otherwise.
 const CompatibleSolve& compatible_result(const StepReport& report);
 
-struct SemiImplicitEulerOptions {
-  double time_step = 1e-3;  // s
-  bool frictional = true;   // cone problem (rows = dimension) or frictionless LCP (1 row)
+// Frictionless, the step's problem is the LCP of Olsen & Kamrin eq. 21.
+struct SemiImplicitEulerOptions : StepSettings {
   FrictionModel friction_model = FrictionModel::coulomb;
   ImpactLaw impact_law = ImpactLaw::plastic;
-  CollisionOptions collision;
   // Compatible CD post-processing (Olsen & Kamrin Alg. 1, step 2); frictionless steps only.
   CompatibleOptions compatible;
+  static const OptionTable<SemiImplicitEulerOptions>& fields();  // integrator keys
+  static constexpr const char* nested_key = "compatible";
+  static const OptionTable<SemiImplicitEulerOptions>& nested_fields();  // integrator.compatible
   void validate() const;  // throws InputError naming the field
 };
 

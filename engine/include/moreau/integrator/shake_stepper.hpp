@@ -58,16 +58,14 @@ struct ShakeStepDetails {
   VecX mean_velocities;               // v^{j+1/2} = (q^{j+1} - q^j) / h, 6 per body
 };
 
-struct ShakeOptions {
-  double time_step = 1e-3;  // h, s
+// The time step is Kleinert's h; frictionless, the cone is K = R+.
+struct ShakeOptions : StepSettings {
   ShakeScheme scheme = ShakeScheme::shake;
-  bool frictional = true;  // cone problem (rows = dimension) or frictionless (1 row, K = R+)
   // Kleinert eq. 22: gamma in K_mu, u in K_mu* (convex_relaxation). coulomb (De Saxce's
   // velocity) is allowed for comparison with the other steppers of the suite.
   FrictionModel friction_model = FrictionModel::convex_relaxation;
   // Potential contacts: pairs whose gap is below collision.margin enter the CCP (Kleinert
   // Sec. 5: below half the mean radius).
-  CollisionOptions collision;
   // RATTLE: a contact is closed at the end of the step when its linearized gap h u_n^{j+1} is
   // below this, m. It must exceed the gap error of the first solve (solver tolerance times
   // h |r|) and stay far below the particle size; 1e-9 m is both for the suite's scenes.
@@ -78,7 +76,8 @@ struct ShakeOptions {
   // fixed iteration budget then carries a deep packing's weight across steps instead of
   // solving it anew from zero each step.
   bool warm_start = false;
-  void validate() const;  // throws InputError naming the field
+  static const OptionTable<ShakeOptions>& fields();  // integrator keys
+  void validate() const;                             // throws InputError naming the field
 };
 
 class ShakeStepper final : public ContactDynamicsStepper {

@@ -36,15 +36,15 @@ struct ThetaStepDetails {
 // The theta part of a report of ThetaStepper; throws InputError for another scheme's report.
 const ThetaStepDetails& theta_details(const StepReport& report);
 
-struct ThetaOptions {
-  double time_step = 1e-4;  // s
+struct ThetaOptions : StepSettings {
+  ThetaOptions() { time_step = 1e-4; }
   // theta in [1/2, 1]; 1/2 is Dumont's algorithm (eq. 18 and q_{k+1} = q_{k+1/2} + dt/2 v_{k+1}).
   double theta = 0.5;
   double tangential_restitution = 0.0;  // e_t of eq. 20, in [0, 1]
-  bool frictional = true;               // cone problem (rows = dimension) or frictionless (1 row)
-  // Pairs closer than the margin are candidates; it must cover the relative motion of one step.
-  CollisionOptions collision;
-  void validate() const;  // throws InputError naming the field
+  // Candidates are the pairs closer than collision.margin; it must cover the relative motion of
+  // one step.
+  static const OptionTable<ThetaOptions>& fields();  // integrator keys
+  void validate() const;                             // throws InputError naming the field
 };
 
 // The report's details hold a ThetaStepDetails (the candidates found at q_m); the contacts of

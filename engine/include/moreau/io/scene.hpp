@@ -3,20 +3,15 @@
 // output. The format, every key with its unit and default, is documented in
 // docs/scene-format.md.
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
-#include <optional>
 #include <string>
 
-#include "moreau/dem/dem_stepper.hpp"
-#include "moreau/integrator/impulse_velocity_stepper.hpp"
-#include "moreau/integrator/semi_implicit_euler.hpp"
-#include "moreau/integrator/shake_stepper.hpp"
-#include "moreau/integrator/theta_stepper.hpp"
+#include "moreau/integrator/scheme_registry.hpp"
 #include "moreau/model/world.hpp"
 #include "moreau/simulation/observers.hpp"
 #include "moreau/solver/solver_registry.hpp"
-#include "moreau/variational/variational_stepper.hpp"
 
 namespace moreau {
 
@@ -31,22 +26,10 @@ struct OutputOptions {
   long checkpoint_every = 0;  // checkpoint.json every k steps and at the end; 0: none
 };
 
-// Which time-stepping scheme runs the scene (scene key integrator.scheme): the same world
-// under any of them.
-enum class Scheme {
-  semi_implicit_euler,  // Olsen & Kamrin eq. 13-21, SemiImplicitEulerStepper
-  theta,                // Dumont Sec. 2.1 and 3.2, ThetaStepper
-  impulse_velocity,     // Preclik et al. Sec. 3.1, ImpulseVelocityStepper
-  dem,                  // the explicit penalty DEM reference, DemStepper
-  shake,                // Kleinert et al. eq. 14-20, ShakeStepper
-  rattle,               // Kleinert et al. eq. 21, ShakeStepper
-  variational_theta,    // Krabbenhoft/NURBS chapter eq. 4.4-4.15, VariationalStepper (2D)
-};
-std::vector<std::string> scheme_names();  // in the order above
-
 // The option sections of a scene file, by JSON path ("" is the top level; "integrator",
 // "integrator.compatible", "dem", "collision", "solver", "solver.nlgs", "output"), each with
-// its keys as its option table declares them (src/io/scene_schema.cpp): the parser reads
+// its keys as its option table declares them (the options structs' fields(), read through the
+// scheme and solver registries, and src/io/scene_schema.cpp): the parser reads
 // exactly these, and docs/scene-format.md documents each key in the table of its section with
 // this type, unit and default (scene_test compares them; `moreau schema` prints the rows).
 struct SceneOption {
@@ -62,31 +45,35 @@ struct SceneSection {
 std::vector<SceneSection> scene_option_keys();
 
 struct Scene {
+  Scene();
   World world;
-  Scheme scheme = Scheme::semi_implicit_euler;
-  // The options of each contact-dynamics scheme; the scene's time_step, integrator.frictional
-  // and collision are in all three, the other keys in the scheme that reads them.
-  SemiImplicitEulerOptions semi_implicit_euler;
-  ThetaOptions theta;
-  ImpulseVelocityOptions impulse_velocity;
-  ShakeOptions shake;  // shake and rattle (ShakeOptions::scheme set from Scene::scheme)
-  // variational_theta: its own solver, the conic QP core (solver.name ipm-direct or ipm,
-  // solver.tolerance and solver.max_iterations as the Newton steps).
-  VariationalOptions variational;
-  std::string solver = "pgs";  // contact solver of the CD schemes (solver.name)
+  std::string scheme = "semi_implicit_euler";  // integrator.scheme, a registered scheme
+  // What every scheme reads: the top-level time_step, integrator.frictional, collision.
+  StepSettings step;
+  // Every registered scheme's own options with the scene's keys (the integrator section, or the
+  // scheme's own section such as dem), by name, so that `moreau run --scheme` can switch. A key
+  // that the chosen scheme does not read is an error at load time.
+  std::map<std::string, AnySchemeOptions> scheme_options;
+  std::string solver = "pgs";  // contact solver of the schemes that take one (solver.name)
   // Its options struct (solver and solver.nlgs): default_solver_options(solver) with the
   // scene's keys. set_solver changes both.
   AnySolverOptions solver_options = default_solver_options("pgs");
   long steps = 0;  // number of time steps to run
-  // Read (and checked) whatever the scheme, so that `moreau run --scheme dem` can switch.
-  DemOptions dem;
-  bool dem_time_step_auto = true;      // dem.time_step from the stability estimate at run time
-  std::optional<double> dem_duration;  // s; unset: steps x time_step
   OutputOptions output;
   SolverFailurePolicy on_solver_failure = SolverFailurePolicy::warn;
   std::string source;  // file name (or the name given to parse_scene), used in messages
 
-  double time_step() const;  // of the contact-dynamics schemes (scene key time_step), s
+  double time_step() const { return step.time_step; }  // the scene's time_step, s
+  // The options of scheme `name` as the scene sets them: its own keys with the shared
+  // StepSettings. InputError for a scheme that is not registered.
+  AnySchemeOptions options_of(const std::string& name) const;
+  template <class Options>
+  Options options_of(const std::string& name) const {
+    return options_of(name).get<Options>();
+  }
+  // Another scheme (`moreau run --scheme`): InputError naming the known ones for an unknown
+  // name.
+  void set_scheme(const std::string& name);
   // Another contact solver (`moreau run --solver`): its options struct with its defaults and
   // the scene's common options (tolerance, max_iterations, warm_start, record_history); the
   // scene's own solver keeps all its options.
@@ -113,25 +100,14 @@ Scene load_scene(const std::string& path);
 // Same as load_scene for an already parsed document; `source_name` prefixes every message.
 Scene parse_scene(const nlohmann::json& document, const std::string& source_name);
 
-std::string to_string(Scheme scheme);
-
-// A DEM run of the scene: its options with an "auto" time step resolved (half the stability
-// estimate, a margin for the neighbours that form while the run goes on) and its step count.
-struct DemRun {
-  DemOptions options;
-  long steps = 0;
-};
-// Throws InputError naming the scene file and the first material a body uses that lacks a
-// Young's modulus (DEM needs one for every contact stiffness).
-DemRun dem_run(const Scene& scene);
-
 // The scene's contact solver: solver.name with its options (and solver.nlgs for nlgs-*).
 std::unique_ptr<ContactSolver> make_scene_solver(const Scene& scene);
-// The stepper of the scene's scheme over scene.world, with the scene's solver for the
-// contact-dynamics schemes. A DEM scene's time step is resolved by dem_run. Throws InputError
-// naming the scene file for options that cannot be used.
+// The stepper of the scene's scheme over scene.world, with the scene's solver for the schemes
+// that take one. Throws InputError naming the scene file for options that cannot be used.
 std::unique_ptr<Stepper> make_stepper(Scene& scene);
-// The number of steps a run of the scene takes (dem_run's for the DEM).
-long scene_step_count(const Scene& scene);
+// The number of steps of `time_step` that cover the scene's simulated time (steps x
+// time_step): the scene's steps for a scheme that steps with the scene's time step, more for
+// one with its own (the DEM's "auto").
+long scene_step_count(const Scene& scene, double time_step);
 
 }  // namespace moreau

@@ -15,58 +15,32 @@
 #include <utility>
 #include <vector>
 
+#include "moreau/core/any_options.hpp"
 #include "moreau/core/error.hpp"
 #include "moreau/core/option_table.hpp"
 #include "moreau/solver/solver.hpp"
 
 namespace moreau {
 
-// The struct's name without its namespace ("PgsOptions"), for messages.
-std::string options_type_name(const std::type_info& type);
+namespace detail {
+struct SolverOptionsModel : HeldOptions {
+  virtual std::unique_ptr<SolverOptionsModel> clone() const = 0;
+  virtual SolverOptions& common() = 0;
+  virtual ContactOrderOptions* contact_order() = 0;
+  virtual void validate() const = 0;
+};
+}  // namespace detail
 
 // The options of any solver: one registered options struct (derived from SolverOptions), held
 // by value. get<O>() reaches it as its own type (InputError naming both structs otherwise);
 // common() its SolverOptions part.
-class AnySolverOptions {
+class AnySolverOptions : public AnyOptions<detail::SolverOptionsModel> {
  public:
   AnySolverOptions() = default;
   template <class Options>
   requires std::derived_from<Options, SolverOptions> AnySolverOptions(
       Options options)  // NOLINT(google-explicit-constructor): a value of any
-      : self_(std::make_unique<Holder<Options>>(std::move(options))) {}
-  AnySolverOptions(const AnySolverOptions& other)
-      : self_(other.self_ ? other.self_->clone() : nullptr) {}
-  AnySolverOptions(AnySolverOptions&&) noexcept = default;
-  AnySolverOptions& operator=(const AnySolverOptions& other) {
-    if (this != &other) self_ = other.self_ ? other.self_->clone() : nullptr;
-    return *this;
-  }
-  AnySolverOptions& operator=(AnySolverOptions&&) noexcept = default;
-
-  bool empty() const { return !self_; }
-  const std::type_info& type() const { return self_ ? self_->type() : typeid(void); }
-  std::string type_name() const { return options_type_name(type()); }
-
-  template <class Options>
-  const Options* get_if() const {
-    const auto* holder = dynamic_cast<const Holder<Options>*>(self_.get());
-    return holder ? &holder->value : nullptr;
-  }
-  template <class Options>
-  Options* get_if() {
-    auto* holder = dynamic_cast<Holder<Options>*>(self_.get());
-    return holder ? &holder->value : nullptr;
-  }
-  template <class Options>
-  const Options& get() const {
-    if (const Options* options = get_if<Options>()) return *options;
-    throw InputError("expected " + options_type_name(typeid(Options)) + ", got " + type_name());
-  }
-  template <class Options>
-  Options& get() {
-    if (Options* options = get_if<Options>()) return *options;
-    throw InputError("expected " + options_type_name(typeid(Options)) + ", got " + type_name());
-  }
+      : AnyOptions(std::make_unique<Holder<Options>>(std::move(options))) {}
 
   // The common fields (tolerance, max_iterations, warm_start, record_history).
   const SolverOptions& common() const { return held().common(); }
@@ -77,19 +51,14 @@ class AnySolverOptions {
   void validate() const { held().validate(); }
 
  private:
-  struct Model {
-    virtual ~Model() = default;
-    virtual std::unique_ptr<Model> clone() const = 0;
-    virtual const std::type_info& type() const = 0;
-    virtual SolverOptions& common() = 0;
-    virtual ContactOrderOptions* contact_order() = 0;
-    virtual void validate() const = 0;
-  };
   template <class Options>
-  struct Holder final : Model {
+  struct Holder final : detail::SolverOptionsModel {
     explicit Holder(Options options) : value(std::move(options)) {}
-    std::unique_ptr<Model> clone() const override { return std::make_unique<Holder>(value); }
+    std::unique_ptr<SolverOptionsModel> clone() const override {
+      return std::make_unique<Holder>(value);
+    }
     const std::type_info& type() const override { return typeid(Options); }
+    void* address() override { return &value; }
     SolverOptions& common() override { return value; }
     ContactOrderOptions* contact_order() override {
       if constexpr (std::is_base_of_v<ContactOrderOptions, Options>)
@@ -100,11 +69,6 @@ class AnySolverOptions {
     void validate() const override { value.validate(); }
     Options value;
   };
-  Model& held() const {
-    if (!self_) throw InputError("no solver options (an empty AnySolverOptions)");
-    return *self_;
-  }
-  std::unique_ptr<Model> self_;
 };
 
 // The common fields of any solver's options, read and written; the struct's name.

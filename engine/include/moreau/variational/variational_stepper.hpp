@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "moreau/conic/interior_point.hpp"
+#include "moreau/integrator/step_settings.hpp"
 #include "moreau/integrator/stepper.hpp"
 #include "moreau/variational/contact_model.hpp"
 
@@ -51,17 +52,18 @@ struct VariationalStepDetails {
   conic::InteriorPointStats interior_point;  // of the conic QP core
 };
 
-struct VariationalOptions {
-  double time_step = 1e-3;  // dt, s
-  double theta = 1.0;       // in [1/2, 1] (eq. 4.6-4.7)
-  // k_N, k_T (inf: rigid), optional per-material stiffnesses, friction on or off.
+// The time step is the chapter's dt. Pairs closer than collision.margin enter the problem with
+// their gap g0 (the chapter needs only g0, Sec. 4.3); the margin must cover the relative motion
+// of one step (and the overlap p / k_N).
+struct VariationalOptions : StepSettings {
+  double theta = 1.0;  // in [1/2, 1] (eq. 4.6-4.7)
+  // k_N, k_T (inf: rigid), optional per-material stiffnesses; its `frictional` is taken from
+  // StepSettings::frictional by the stepper.
   variational::ContactModel contact;
-  // Pairs closer than the margin enter the problem with their gap g0 (the chapter needs only
-  // g0, Sec. 4.3); it must cover the relative motion of one step (and the overlap p / k_N).
-  CollisionOptions collision;
   conic::InteriorPointOptions interior_point = variational::default_interior_point_options();
   // Restitution of a binary collision under this theta (eq. 4.7).
   double restitution() const { return (1.0 - theta) / theta; }
+  static const OptionTable<VariationalOptions>& fields();  // integrator keys
   // Throws InputError naming the field (theta, k_n, k_t, time_step, material_stiffness).
   void validate(const World& world) const;
 };
