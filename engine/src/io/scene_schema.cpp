@@ -7,6 +7,7 @@
 
 #include "moreau/nlgs/nlgs_solver.hpp"
 #include "moreau/solver/solver_registry.hpp"
+#include "scene_flow.hpp"
 
 namespace moreau::scene_io {
 namespace {
@@ -133,6 +134,7 @@ const OptionTable<Scene>& top_level_table() {
       custom_option<Scene>("bodies", "array", "`[]`"),
       custom_option<Scene>("generators", "array", "`[]`"),
       custom_option<Scene>("output", "object", ""),
+      custom_option<Scene>("channel_flow", "object", ""),
   };
   return table;
 }
@@ -406,7 +408,8 @@ std::vector<SceneSection> scene_sections() {
           section("collision", collision_table()),
           SceneSection{"solver", solver_section()},
           section("solver.nlgs", NlgsOptions::nested_fields()),
-          section("output", output_table())};
+          section("output", output_table()),
+          section("channel_flow", channel_flow_table())};
 }
 
 }  // namespace moreau::scene_io

@@ -14,6 +14,7 @@
 #include "moreau/integrator/shake_stepper.hpp"
 #include "moreau/integrator/theta_stepper.hpp"
 #include "moreau/model/world.hpp"
+#include "moreau/simulation/channel_flow.hpp"
 #include "moreau/simulation/observers.hpp"
 #include "moreau/solver/solver_registry.hpp"
 #include "moreau/variational/variational_stepper.hpp"
@@ -84,6 +85,9 @@ struct Scene {
   std::optional<double> dem_duration;  // s; unset: steps x time_step
   OutputOptions output;
   SolverFailurePolicy on_solver_failure = SolverFailurePolicy::warn;
+  // The inflow and outlet of a granular channel flow (section channel_flow), driven by
+  // ChannelInflow (moreau/simulation/channel_flow.hpp); unset for a closed world.
+  std::optional<ChannelFlowOptions> channel_flow;
   std::string source;  // file name (or the name given to parse_scene), used in messages
 
   double time_step() const;  // of the contact-dynamics schemes (scene key time_step), s
