@@ -20,6 +20,7 @@ const OptionTable<ChannelFlowOptions>& channel_flow_table() {
       number_option("speed", &O::speed, Bounds::above(0.0), "m/s"),
       number_option("perturbation", &O::perturbation, Bounds::at_least(0.0), "m/s"),
       integer_option("seed", &O::seed, Bounds::at_least(0)),
+      bool_option("fill", &O::fill),
       integer_option("cells_x", &O::cells_x, Bounds::at_least(1)),
       integer_option("cells_y", &O::cells_y, Bounds::at_least(1)),
   };

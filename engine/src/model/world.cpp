@@ -29,8 +29,8 @@ int World::add_body(const RigidBody& body) {
 
 std::vector<int> World::remove_bodies(const std::vector<char>& removed) {
   if (removed.size() != bodies.size())
-    throw InputError("World::remove_bodies: " + std::to_string(removed.size()) +
-                     " flags for " + std::to_string(bodies.size()) + " bodies");
+    throw InputError("World::remove_bodies: " + std::to_string(removed.size()) + " flags for " +
+                     std::to_string(bodies.size()) + " bodies");
   std::vector<int> new_index(bodies.size(), -1);
   int kept = 0;
   for (std::size_t i = 0; i < bodies.size(); ++i) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "moreau/collision/collision_detector.hpp"
 #include "moreau/core/error.hpp"
 #include "moreau/model/shape.hpp"
 
@@ -86,6 +87,45 @@ ChannelInflow::ChannelInflow(World& world, ChannelFlowOptions options)
   particle_.mass = mass.mass;
   particle_.inertia_body = mass.inertia;
   add_layer(world);
+  if (options_.fill) fill(world);
+}
+
+void ChannelInflow::fill(World& world) {
+  const double h = options_.grid_spacing;
+  RigidBody& plane = world.bodies[plane_];
+  const double start = plane.position.x();
+  const int first_new = static_cast<int>(world.bodies.size());
+  // Each grid layer is made by add_layer with the plane moved there, then the plane returns.
+  for (int k = 1; start + k * h + 2.0 * options_.radius <= options_.outlet_x; ++k) {
+    world.bodies[plane_].position.x() = start + k * h;
+    add_layer(world);
+    --layers_;
+  }
+  world.bodies[plane_].position.x() = start;
+  // Points inside the obstacle: a contact of negative gap with a fixed, bounded body.
+  const int n = static_cast<int>(world.bodies.size());
+  std::vector<char> removed(n, 0);
+  std::vector<Contact> contacts;
+  int count = 0;
+  for (int b = 0; b < plane_; ++b) {
+    const RigidBody& fixed = world.bodies[b];
+    const double reach = bounding_radius(fixed.shape.geometry) + options_.radius;
+    if (fixed.is_dynamic() || !std::isfinite(reach)) continue;
+    const Vec3 centre = fixed.position + fixed.orientation * fixed.shape.offset;
+    for (int i = first_new; i < n; ++i) {
+      if (removed[i] || (world.bodies[i].position - centre).norm() > reach) continue;
+      contacts.clear();
+      narrow_phase(world, b, i, 0.0, contacts);
+      for (const Contact& c : contacts)
+        if (c.gap < 0.0) {
+          removed[i] = 1;
+          ++count;
+          break;
+        }
+    }
+  }
+  if (count > 0) world.remove_bodies(removed);
+  added_ -= count;
 }
 
 double ChannelInflow::uniform() {

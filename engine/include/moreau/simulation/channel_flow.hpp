@@ -38,8 +38,13 @@ struct ChannelFlowOptions {
   double speed = 1.0;          // m/s, of the plane and of the new particles along x
   double perturbation = 0.5;   // m/s, half-width of the uniform y and z velocity perturbation
   std::uint32_t seed = 1;      // of the perturbations
-  long cells_x = 150;          // cells of the per-cell fields along x (CellFields)
-  long cells_y = 65;           // and along y
+  // The channel starts filled (Preclik et al. Sec. 4.3: "The channel is filled with ...
+  // particles ... arranged on a regular rectangular grid with a spacing of 1 mm", all at
+  // `speed` plus the perturbation): the layer grid repeated every grid_spacing along x up to the
+  // outlet, leaving out the points whose sphere would overlap a fixed body (the obstacle).
+  bool fill = true;
+  long cells_x = 150;  // cells of the per-cell fields along x (CellFields)
+  long cells_y = 65;   // and along y
   // Throws InputError naming the field.
   void validate() const;
   // Distance the plane moves before it is reset: two radii (Preclik et al. Sec. 4.3), m.
@@ -57,9 +62,9 @@ struct InflowUpdate {
 
 class ChannelInflow {
  public:
-  // Appends the plane (a prescribed half-space with normal +x at inlet_x, moving at `speed`)
-  // and the first layer to `world`. Throws InputError for invalid options or a material the
-  // world lacks.
+  // Appends the plane (a prescribed half-space with normal +x at inlet_x, moving at `speed`),
+  // the first layer and, with `fill`, the initial filling to `world`. Throws InputError for invalid
+  // options or a material the world lacks.
   ChannelInflow(World& world, ChannelFlowOptions options);
 
   // After each step of `stepper` (whose world is the one given above): deletes the particles
@@ -77,6 +82,7 @@ class ChannelInflow {
 
  private:
   void add_layer(World& world);
+  void fill(World& world);
   double uniform();  // in [-1, 1), from the seeded generator
 
   ChannelFlowOptions options_;
