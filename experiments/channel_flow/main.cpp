@@ -242,6 +242,10 @@ int main(int argc, char** argv) {
                           o.solve_seconds / static_cast<double>(o.steps), "s");
         }
         check_figures(results, runs, f, steady_from);
+        // Drawn by scripts/figures/channel_flow.py from the CSV files.
+        for (const char* figure :
+             {"velocity_profile.png", "angular_velocity_profile.png", "rdf.png", "samples.png"})
+          results.add_file(figure, "figure");
         return RunEnd::checked;
       });
 }
