@@ -18,6 +18,7 @@
 #include "moreau/model/shape.hpp"
 #include "moreau/simulation/channel_flow.hpp"
 #include "moreau/solver/projected_gauss_seidel.hpp"
+#include "moreau/variational/variational_stepper.hpp"
 
 namespace moreau {
 namespace {
@@ -92,6 +93,17 @@ BOOST_AUTO_TEST_CASE(warm_start_follows_renumbered_bodies_and_drops_removed_ones
   BOOST_TEST(guess(1) == 12.0);
 }
 
+BOOST_AUTO_TEST_CASE(shear_history_follows_renumbered_bodies_and_drops_removed_ones) {
+  variational::ShearHistory history;
+  history.set({0, 3, -1}, Vec3(1, 0, 0));
+  history.set({1, 3, -1}, Vec3(2, 0, 0));
+  history.set({2, 3, 0}, Vec3(3, 0, 0));
+  history.renumber({0, -1, 1, 2});  // body 1 removed
+  BOOST_TEST(history.size() == 2u);
+  BOOST_TEST(history.forces().at({0, 2, -1}).x() == 1.0);
+  BOOST_TEST(history.forces().at({1, 2, 0}).x() == 3.0);
+}
+
 // Two independent columns; removing one mid-run leaves the other moving exactly as in a world
 // that never held it, warm start included, since PGS updates a contact from its own bodies
 // only. Without the renumbering the warm start would hand the removed column's impulses
@@ -133,6 +145,7 @@ ChannelFlowOptions small_channel() {
   o.outlet_x = 0.005;
   o.y_max = 0.003;
   o.z_max = 0.002;
+  o.fill = false;
   return o;  // 3 x 2 particles per layer
 }
 
@@ -182,6 +195,31 @@ BOOST_AUTO_TEST_CASE(outlet_deletes_particles_and_contacts_follow) {
              inflow.first_particle() + inflow.particles_added() - removed);
   for (int i = inflow.first_particle(); i < static_cast<int>(world.bodies.size()); ++i)
     BOOST_TEST_REQUIRE(world.bodies[i].position.x() <= small_channel().outlet_x);
+}
+
+// The initial filling: the layer grid every grid_spacing along x up to the outlet, without the
+// points whose sphere would overlap a fixed body (here a box standing in the channel).
+BOOST_AUTO_TEST_CASE(filling_repeats_the_layer_grid_and_leaves_the_obstacle_free) {
+  World world;
+  RigidBody box;
+  box.motion = Motion::fixed;
+  box.shape.geometry = Box{Vec3(0.0006, 0.0006, 0.002)};
+  box.position = Vec3(0.0025, 0.0015, 0.001);
+  world.add_body(box);
+  ChannelFlowOptions o = small_channel();
+  o.fill = true;
+  ChannelInflow inflow(world, o);
+  // x = r, r + 1 mm, ..., up to x + 2r <= 5 mm: five lattice layers of 3 x 2; the middle
+  // column (y = 1.5 mm) of the layers at x = 2.235 and 3.235 mm lies within a radius of the
+  // box's [1.9, 3.1] x [0.9, 2.1] mm.
+  const long grid = 5 * 6;
+  const long inside = static_cast<long>(world.bodies.size()) - inflow.first_particle();
+  BOOST_TEST(inside == inflow.particles_added());
+  BOOST_TEST(inside == grid - 4);
+  for (int i = inflow.first_particle(); i < static_cast<int>(world.bodies.size()); ++i) {
+    const Vec3 q = (world.bodies[i].position - box.position).cwiseAbs();
+    BOOST_TEST_REQUIRE(!(q.x() < 0.0006 + o.radius && q.y() < 0.0006 + o.radius));
+  }
 }
 
 BOOST_AUTO_TEST_CASE(layers_are_a_function_of_the_seed) {

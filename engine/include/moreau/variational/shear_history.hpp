@@ -46,6 +46,9 @@ class ShearHistory {
   // Contacts of `keys` that carry a history from the previous step.
   long persistent(const std::vector<ContactKey>& keys) const;
   void clear() { forces_.clear(); }
+  // Renumbers the keys' bodies by `new_index` (World::remove_bodies) and drops the contacts of
+  // removed bodies.
+  void renumber(const std::vector<int>& new_index);
   std::size_t size() const { return forces_.size(); }
   // The carried tangential force vector per contact key, world frame, N.
   const std::map<ContactKey, Vec3>& forces() const { return forces_; }
