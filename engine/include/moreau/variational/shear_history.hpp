@@ -63,8 +63,8 @@ class ShearHistory {
 // every persistent contact exactly as an uninterrupted one: a JSON file
 //   {"format": "moreau shear history", "version": 2, "bodies": B,
 //    "contacts": [[body_a, body_b, order, fx, fy, fz], ...]}
-// with the force vector written with 17 significant digits (it reads back bit for bit). Throws InputError
-// naming the file if it cannot be written.
+// with the force vector written with 17 significant digits (it reads back bit for bit). Throws
+// InputError naming the file if it cannot be written.
 void write_shear_history(const std::filesystem::path& path, const ShearHistory& history,
                          int bodies);
 // Throws InputError naming the file and the entry for a file that is not such a history (or one
