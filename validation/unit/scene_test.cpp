@@ -876,7 +876,8 @@ DocumentedRows documented_rows() {
       {"## solver", "solver"},
       {"### solver.nlgs", "solver.nlgs"},
       {"## output", "output"},
-      {"## dem", "dem"}};
+      {"## dem", "dem"},
+      {"## channel_flow", "channel_flow"}};
   std::ifstream in(kSourceRoot / "docs" / "scene-format.md");
   BOOST_REQUIRE(in);
   DocumentedRows rows;

@@ -17,6 +17,7 @@
 #include "moreau/nlgs/nlgs_solver.hpp"
 #include "moreau/solver/solver_registry.hpp"
 #include "scene_bodies.hpp"
+#include "scene_flow.hpp"
 #include "scene_generators.hpp"
 #include "scene_reader.hpp"
 #include "scene_schema.hpp"
@@ -524,6 +525,7 @@ Scene parse_scene(const nlohmann::json& document, const std::string& source_name
   if (auto x = root.find("bodies"))
     for (const Node& body : x->elements()) read_body(body, world, context);
   if (auto x = root.find("generators")) read_generators(*x, world, context);
+  if (auto x = root.find("channel_flow")) read_channel_flow(*x, scene, context);
 
   if (auto x = root.find("output")) read_output(*x, scene.output);
   if (scene.output.directory.empty())

@@ -7,6 +7,7 @@
 
 #include "moreau/nlgs/nlgs_solver.hpp"
 #include "moreau/solver/solver_registry.hpp"
+#include "scene_flow.hpp"
 
 namespace moreau::scene_io {
 namespace {
@@ -58,6 +59,7 @@ const OptionTable<Scene>& top_level_table() {
         custom_option<Scene>("bodies", "array", "`[]`"),
         custom_option<Scene>("generators", "array", "`[]`"),
         custom_option<Scene>("output", "object", ""),
+        custom_option<Scene>("channel_flow", "object", ""),
     };
     // The sections of the schemes that keep their own (the DEM's "dem").
     for (const SchemeRegistration& scheme : registered_schemes())
@@ -274,6 +276,7 @@ std::vector<SceneSection> scene_sections() {
   sections.push_back(SceneSection{"solver", solver_section()});
   sections.push_back(section("solver.nlgs", NlgsOptions::nested_fields()));
   sections.push_back(section("output", output_table()));
+  sections.push_back(section("channel_flow", channel_flow_table()));
   return sections;
 }
 

@@ -3,6 +3,8 @@
 #include <Eigen/Eigenvalues>
 #include <cmath>
 #include <sstream>
+#include <string>
+#include <utility>
 
 #include "moreau/core/error.hpp"
 
@@ -23,6 +25,21 @@ bool finite(const Vec3& v) { return v.allFinite(); }
 int World::add_body(const RigidBody& body) {
   bodies.push_back(body);
   return static_cast<int>(bodies.size()) - 1;
+}
+
+std::vector<int> World::remove_bodies(const std::vector<char>& removed) {
+  if (removed.size() != bodies.size())
+    throw InputError("World::remove_bodies: " + std::to_string(removed.size()) + " flags for " +
+                     std::to_string(bodies.size()) + " bodies");
+  std::vector<int> new_index(bodies.size(), -1);
+  int kept = 0;
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    if (removed[i]) continue;
+    if (static_cast<int>(i) != kept) bodies[kept] = std::move(bodies[i]);
+    new_index[i] = kept++;
+  }
+  bodies.resize(kept);
+  return new_index;
 }
 
 int World::add_material(const Material& material) {

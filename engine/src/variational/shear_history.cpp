@@ -112,4 +112,15 @@ ShearHistory read_shear_history(const std::filesystem::path& path, int bodies) {
   return history;
 }
 
+void ShearHistory::renumber(const std::vector<int>& new_index) {
+  std::map<ContactKey, Vec3> renumbered;
+  const int n = static_cast<int>(new_index.size());
+  for (const auto& [key, force] : forces_) {
+    if (key.body_a < 0 || key.body_a >= n || key.body_b < 0 || key.body_b >= n) continue;
+    const int a = new_index[key.body_a], b = new_index[key.body_b];
+    if (a >= 0 && b >= 0) renumbered[ContactKey{a, b, key.order}] = force;
+  }
+  forces_ = std::move(renumbered);
+}
+
 }  // namespace moreau::variational

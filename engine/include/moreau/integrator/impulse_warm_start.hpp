@@ -20,6 +20,9 @@ class ImpulseWarmStart {
   // is remembered or the row count differs.
   void apply(const std::vector<Contact>& contacts, int rows_per_contact, VecX& impulses) const;
   void clear();
+  // Renumbers the remembered contacts' bodies by `new_index` (World::remove_bodies) and drops
+  // those of removed bodies, with their impulses.
+  void renumber(const std::vector<int>& new_index);
 
  private:
   std::vector<Contact> contacts_;

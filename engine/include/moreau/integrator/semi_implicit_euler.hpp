@@ -68,6 +68,9 @@ class SemiImplicitEulerStepper final : public ContactDynamicsStepper {
   void initial_guess(const StepReport& report, VecX& impulses) override;
   void after_velocity_update(StepState& state, StepReport& report) override;
   void update_positions(StepState& state) override;
+  void on_bodies_renumbered(const std::vector<int>& new_index) override {
+    warm_start_.renumber(new_index);
+  }
 };
 
 }  // namespace moreau

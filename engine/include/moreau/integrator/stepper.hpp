@@ -104,6 +104,12 @@ class Stepper {
   // Continues the step count from a checkpoint's step (moreau/io/checkpoint.hpp).
   void resume_at(long step) { step_count_ = step; }
 
+  // After World::remove_bodies: renumbers what the stepper keeps across steps by body index
+  // (the last report's contacts and impulses, the scheme's warm start) with its map, dropping
+  // what refers to a removed body, so that the next step's warm start pairs the same bodies.
+  // Bodies appended by World::add_body need no call: nothing refers to them yet.
+  void renumber_bodies(const std::vector<int>& new_index);
+
   const StepReport& last_report() const { return report_; }
   World& world() { return world_; }
   const World& world() const { return world_; }
@@ -111,6 +117,8 @@ class Stepper {
 
  protected:
   explicit Stepper(World& world) : world_(world) {}
+  // The scheme's own state held by body index (renumber_bodies); nothing by default.
+  virtual void on_bodies_renumbered(const std::vector<int>& /*new_index*/) {}
   // The end of every step: t += dt, the report's time and number, the finiteness check.
   const StepReport& finish_step(StepReport&& report);
 

@@ -6,10 +6,12 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 
 #include "moreau/integrator/scheme_registry.hpp"
 #include "moreau/model/world.hpp"
+#include "moreau/simulation/channel_flow.hpp"
 #include "moreau/simulation/observers.hpp"
 #include "moreau/solver/solver_registry.hpp"
 
@@ -61,6 +63,9 @@ struct Scene {
   long steps = 0;  // number of time steps to run
   OutputOptions output;
   SolverFailurePolicy on_solver_failure = SolverFailurePolicy::warn;
+  // The inflow and outlet of a granular channel flow (section channel_flow), driven by
+  // ChannelInflow (moreau/simulation/channel_flow.hpp); unset for a closed world.
+  std::optional<ChannelFlowOptions> channel_flow;
   std::string source;  // file name (or the name given to parse_scene), used in messages
 
   double time_step() const { return step.time_step; }  // the scene's time_step, s

@@ -17,6 +17,12 @@ struct World {
   FrictionTable friction{0.0};
 
   int add_body(const RigidBody& body);
+  // Removes the bodies whose entry in `removed` (one per body) is non-zero, keeping the others
+  // in their order, and returns each old index's new index (-1 for a removed body). Anything
+  // that holds body indices across the call (contacts, warm starts, a stepper's report) must
+  // be renumbered with the returned map (Stepper::renumber_bodies). Throws InputError when
+  // `removed` does not have one entry per body.
+  std::vector<int> remove_bodies(const std::vector<char>& removed);
   int add_material(const Material& material);
 
   // External generalized force on a body (gravity), F_ext of Olsen & Kamrin eq. 19.

@@ -46,6 +46,9 @@ class ShearHistory {
   // Contacts of `keys` that carry a history from the previous step.
   long persistent(const std::vector<ContactKey>& keys) const;
   void clear() { forces_.clear(); }
+  // Renumbers the keys' bodies by `new_index` (World::remove_bodies) and drops the contacts of
+  // removed bodies.
+  void renumber(const std::vector<int>& new_index);
   std::size_t size() const { return forces_.size(); }
   // The carried tangential force vector per contact key, world frame, N.
   const std::map<ContactKey, Vec3>& forces() const { return forces_; }
@@ -60,8 +63,8 @@ class ShearHistory {
 // every persistent contact exactly as an uninterrupted one: a JSON file
 //   {"format": "moreau shear history", "version": 2, "bodies": B,
 //    "contacts": [[body_a, body_b, order, fx, fy, fz], ...]}
-// with the force vector written with 17 significant digits (it reads back bit for bit). Throws InputError
-// naming the file if it cannot be written.
+// with the force vector written with 17 significant digits (it reads back bit for bit). Throws
+// InputError naming the file if it cannot be written.
 void write_shear_history(const std::filesystem::path& path, const ShearHistory& history,
                          int bodies);
 // Throws InputError naming the file and the entry for a file that is not such a history (or one

@@ -90,6 +90,9 @@ class VariationalStepper final : public Stepper {
  private:
   VariationalOptions options_;
   variational::ShearHistory history_;
+  void on_bodies_renumbered(const std::vector<int>& new_index) override {
+    history_.renumber(new_index);
+  }
 };
 
 // The variational part of a report of VariationalStepper; throws InputError for another
