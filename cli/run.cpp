@@ -20,6 +20,7 @@
 #include "moreau/io/output_writer.hpp"
 #include "moreau/io/scene.hpp"
 #include "moreau/io/vtk_writer.hpp"
+#include "moreau/simulation/channel_flow.hpp"
 #include "moreau/simulation/observers.hpp"
 #include "moreau/solver/solver_registry.hpp"
 
@@ -273,10 +274,20 @@ int run_scene(const std::string& scene_path, const RunOverrides& overrides) {
   Scene scene = load_scene(scene_path);
   apply_overrides(scene, overrides);
   // Read before the stepper is built: the DEM builds its neighbours from the state it is given.
+  // A channel flow (Preclik et al. Sec. 4.3) appends its plane and first layers to the world
+  // now and feeds and drains it after every step; its inflow state is in no checkpoint.
+  if (scene.channel_flow && overrides.restart)
+    throw InputError(*overrides.restart +
+                     ": a channel_flow run cannot restart from a checkpoint (the inflow's plane, "
+                     "generator and counters are not in it)");
+  std::optional<ChannelInflow> inflow;
+  if (scene.channel_flow) inflow.emplace(scene.world, *scene.channel_flow);
   const CheckpointContents restart = overrides.restart
                                          ? read_checkpoint_contents(*overrides.restart, scene.world)
                                          : CheckpointContents{};
   Simulation simulation(make_stepper(scene));
+  if (inflow)
+    simulation.add_world_update([&inflow](Stepper& stepper) { inflow->after_step(stepper); });
   // A scheme with its own time step (the DEM) covers the scene's simulated time; --steps is
   // its own step count.
   long total_steps = overrides.steps ? *overrides.steps

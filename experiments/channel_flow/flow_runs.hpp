@@ -80,4 +80,11 @@ struct Means {
 };
 Means steady_means(const Outcome& outcome, double from);
 
+// The relative difference of the mean particle count between the first and second half of the
+// samples from `from` (s) on (NaN with fewer than two): how far the flow is from steady.
+double steady_drift(const Outcome& outcome, double from);
+// Whether the largest g(r) lies within 10% of the particle diameter (Preclik et al. Fig. 12:
+// "a strong peak at a distance equal to the particle diameter").
+bool rdf_peak_at_diameter(const Outcome& outcome);
+
 }  // namespace channel_flow

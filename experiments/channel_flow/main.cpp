@@ -85,30 +85,6 @@ void write_tables(ExperimentResults& results, const std::string& dir,
   }
 }
 
-// The particle count of the first and second half of a run's steady samples.
-double steady_drift(const Outcome& o, double steady_from) {
-  std::vector<double> n;
-  for (const Sample& s : o.samples)
-    if (s.time >= steady_from - 1e-12) n.push_back(static_cast<double>(s.particles));
-  if (n.size() < 2) return std::nan("");
-  const std::size_t half = n.size() / 2;
-  double a = 0.0, b = 0.0;
-  for (std::size_t i = 0; i < half; ++i) a += n[i];
-  for (std::size_t i = half; i < n.size(); ++i) b += n[i];
-  a /= static_cast<double>(half);
-  b /= static_cast<double>(n.size() - half);
-  return std::abs(b - a) / std::max(a, 1.0);
-}
-
-// Whether the largest g(r) lies within 10% of the particle diameter (Preclik et al. Fig. 12:
-// "a strong peak at a distance equal to the particle diameter").
-bool rdf_peak_at_diameter(const Outcome& o) {
-  if (o.rdf.empty()) return false;
-  const auto peak = std::max_element(o.rdf.begin(), o.rdf.end()) - o.rdf.begin();
-  const double r = (static_cast<double>(peak) + 0.5) * o.rdf_bin_width / (2.0 * 0.235e-3);
-  return std::abs(r - 1.0) <= 0.1;
-}
-
 std::string text(double x) {
   std::ostringstream out;
   out << std::setprecision(4) << x;

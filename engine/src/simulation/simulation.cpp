@@ -39,6 +39,7 @@ RunOutcome Simulation::run(long steps) {
       const StepReport& report = stepper_->step();
       outcome.steps_completed = step - (last - steps);
       for (StepObserver* observer : observers_) observer->on_step(*stepper_, report);
+      for (const auto& update : world_updates_) update(*stepper_);
     }
   } catch (const SimulationError& e) {
     outcome.status = dynamic_cast<const RunStopped*>(&e) ? "stopped" : "failed";
@@ -50,6 +51,10 @@ RunOutcome Simulation::run(long steps) {
   if (problems) stepper_->set_problem_observer({});
   finish();
   return outcome;
+}
+
+void Simulation::add_world_update(std::function<void(Stepper&)> update) {
+  world_updates_.push_back(std::move(update));
 }
 
 }  // namespace moreau

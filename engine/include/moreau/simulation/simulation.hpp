@@ -3,6 +3,7 @@
 // for a number of steps, with observers that see the start, every step (and, for the schemes
 // that build one, every step's contact problem) and the end. Writers, FCLIB export, progress
 // lines, the solver-failure policy and run statistics are observers (observers.hpp).
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,6 +50,9 @@ class Simulation {
 
   // Observers are called in the order they were added; they must outlive run().
   void add_observer(StepObserver& observer);
+  // Changes the world between steps (bodies entering and leaving: ChannelInflow of
+  // channel_flow.hpp), called after each step once the observers have read it.
+  void add_world_update(std::function<void(Stepper&)> update);
   // Runs `steps` steps. A SimulationError (non-finite state, an observer's stop) is passed on
   // after every observer's on_finish has seen the outcome.
   RunOutcome run(long steps);
@@ -59,6 +63,7 @@ class Simulation {
  private:
   std::unique_ptr<Stepper> stepper_;
   std::vector<StepObserver*> observers_;
+  std::vector<std::function<void(Stepper&)>> world_updates_;
 };
 
 }  // namespace moreau
