@@ -4,6 +4,7 @@ checkpoints and the harness's verdicts. Run with PYTHONPATH set to the build's p
 import json
 import os
 import pathlib
+import subprocess
 import threading
 import time
 
@@ -45,6 +46,21 @@ def test_parse_scene_names_source_path_and_key():
     document["time_step"] = -1.0
     with pytest.raises(moreau.InputError, match="time_step"):
         moreau.parse_scene(document, "ball.json")
+
+
+def test_input_error_carries_the_cli_message(tmp_path):
+    cli = os.environ.get("MOREAU_CLI", "")
+    if not os.path.exists(cli):
+        pytest.skip("MOREAU_CLI names no moreau program")
+    document = ball_document()
+    document["bodies"][1]["shape"]["radius"] = -0.05
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(moreau.InputError) as error:
+        moreau.load_scene(str(path))
+    run = subprocess.run([cli, "run", str(path)], capture_output=True, text=True)
+    assert run.returncode == 2
+    assert run.stderr == f"moreau: error: {error.value}\n"
 
 
 def test_registries():
