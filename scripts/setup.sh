@@ -19,6 +19,8 @@ packages=(
   python3-matplotlib python3-numpy   # figures of the report (scripts/)
   python3-h5py python3-scipy         # independent FCLIB merit check (scripts/fclib_independent_merit.py)
   python3-cvxopt          # independent conic QP solver (coneqp) the interior point tests compare to
+  pybind11-dev python3-dev   # the Python module moreau (python/): pybind11 and Python.h; skipped when absent
+  python3-pytest          # runs the module's tests (ctest label python)
 )
 missing=()
 for p in "${packages[@]}"; do
