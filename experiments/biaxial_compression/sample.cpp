@@ -8,12 +8,14 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "moreau/core/error.hpp"
 #include "moreau/harness/resumable_run.hpp"
+#include "moreau/harness/stepping.hpp"
 #include "moreau/model/shape_families.hpp"
 #include "moreau/variational/variational_stepper.hpp"
 
@@ -264,7 +266,8 @@ void report_progress(const Preparation& p, long step, long limit, const StepRepo
 
 void settle(Preparation& p, const SampleOptions& options, bool resumed) {
   Sample& sample = p.sample;
-  VariationalStepper stepper(sample.world, preparation_options(options));
+  auto owned = std::make_unique<VariationalStepper>(sample.world, preparation_options(options));
+  VariationalStepper& stepper = *owned;
   if (resumed) {
     stepper.resume_at(sample.settle_steps);
     stepper.resume_shear_history(p.history);
@@ -273,8 +276,29 @@ void settle(Preparation& p, const SampleOptions& options, bool resumed) {
   // The steps of settle_step that settle_time holds, for the progress line; shortened steps
   // make more of them.
   const long steps = std::lround(options.settle_time / options.settle_step);
-  for (long s = sample.settle_steps; sample.world.time < options.settle_time - 1e-9; ++s) {
-    const double step_start = now_seconds();
+  double step_start = 0.0;
+  bool rested = false;
+  SteppingRun run(std::move(owned), [&](const Stepper&, const StepReport& report) {
+    if (!report.solver_stats.converged && ++sample.settle_failures > kMaxSettleFailures)
+      throw SimulationError("settling: " + std::to_string(sample.settle_failures) +
+                            " steps did not converge, the last (" +
+                            std::to_string(sample.settle_steps + 1) +
+                            "): " + variational_details(report).interior_point.message);
+    ++sample.settle_steps;
+    sample.settle_newton_steps += report.solver_stats.iterations;
+    for (const Contact& c : report.contacts)
+      sample.largest_overlap = std::max(sample.largest_overlap, -c.gap);
+    sample.settle_seconds = now_seconds() - start;
+    report_progress(p, sample.settle_steps, steps, report, now_seconds() - step_start);
+    rested =
+        sample.world.time > 0.25 * options.settle_time && largest_speed(sample.world) < kRestSpeed;
+    if (!rested) save(p, stepper.shear_history(), false);
+  });
+  // Each step is as long as the fastest particle allows (settling_step), the last one ends at
+  // settle_time.
+  run.advance_while([&](Stepper&) {
+    if (rested || !(sample.world.time < options.settle_time - 1e-9)) return false;
+    step_start = now_seconds();
     const double limited = settling_step(sample.world, options.settle_step);
     const double dt = std::min(limited, options.settle_time - sample.world.time);
     if (limited < options.settle_step) {
@@ -282,21 +306,8 @@ void settle(Preparation& p, const SampleOptions& options, bool resumed) {
       sample.shortest_settle_step = first ? dt : std::min(sample.shortest_settle_step, dt);
     }
     stepper.set_time_step(dt);
-    const StepReport& report = stepper.step();
-    if (!report.solver_stats.converged && ++sample.settle_failures > kMaxSettleFailures)
-      throw SimulationError("settling: " + std::to_string(sample.settle_failures) +
-                            " steps did not converge, the last (" + std::to_string(s + 1) +
-                            "): " + variational_details(report).interior_point.message);
-    ++sample.settle_steps;
-    sample.settle_newton_steps += report.solver_stats.iterations;
-    for (const Contact& c : report.contacts)
-      sample.largest_overlap = std::max(sample.largest_overlap, -c.gap);
-    sample.settle_seconds = now_seconds() - start;
-    report_progress(p, s + 1, steps, report, now_seconds() - step_start);
-    if (sample.world.time > 0.25 * options.settle_time && largest_speed(sample.world) < kRestSpeed)
-      break;
-    save(p, stepper.shear_history(), false);
-  }
+    return true;
+  });
 }
 
 // Force of the particles on a wall along its normal, from the step's contact forces.
@@ -323,19 +334,15 @@ void consolidate(Preparation& p, const SampleOptions& options, bool resumed) {
   Sample& sample = p.sample;
   World& world = sample.world;
   world.gravity = Vec3::Zero();
-  VariationalStepper stepper(world, preparation_options(options));
+  auto owned = std::make_unique<VariationalStepper>(world, preparation_options(options));
+  const VariationalStepper& stepper = *owned;
   if (resumed) {
-    stepper.resume_at(sample.consolidation_steps);
-    stepper.resume_shear_history(p.history);
+    owned->resume_at(sample.consolidation_steps);
+    owned->resume_shear_history(p.history);
   }
   const SampleBox& box = sample.box;
-  for (long s = sample.consolidation_steps; s < options.max_servo_steps && p.balanced < kServoHold;
-       ++s) {
-    const double step_start = now_seconds();
-    const double width = world.bodies[box.right].position.x() - world.bodies[box.left].position.x();
-    const double height =
-        world.bodies[box.top].position.y() - world.bodies[box.bottom].position.y();
-    const StepReport& report = stepper.step();
+  double step_start = 0.0, width = 0.0, height = 0.0;  // of the box at the start of the step
+  SteppingRun run(std::move(owned), [&](const Stepper&, const StepReport& report) {
     ++sample.consolidation_steps;
     if (!report.solver_stats.converged && ++sample.settle_failures > kMaxSettleFailures)
       throw SimulationError("consolidation: " + variational_details(report).interior_point.message);
@@ -353,9 +360,18 @@ void consolidate(Preparation& p, const SampleOptions& options, bool resumed) {
     const bool balanced =
         top_error < kServoBand && right_error < kServoBand && sample.final_speed < kRestSpeed;
     p.balanced = balanced ? p.balanced + 1 : 0;
-    report_progress(p, s + 1, options.max_servo_steps, report, now_seconds() - step_start);
+    report_progress(p, sample.consolidation_steps, options.max_servo_steps, report,
+                    now_seconds() - step_start);
     save(p, stepper.shear_history(), false);
-  }
+  });
+  run.advance_while([&](Stepper&) {
+    if (sample.consolidation_steps >= options.max_servo_steps || p.balanced >= kServoHold)
+      return false;
+    step_start = now_seconds();
+    width = world.bodies[box.right].position.x() - world.bodies[box.left].position.x();
+    height = world.bodies[box.top].position.y() - world.bodies[box.bottom].position.y();
+    return true;
+  });
   for (RigidBody& b : world.bodies) b.set_velocity(Vec6::Zero());
   sample.consolidated = p.balanced >= kServoHold;
 }

@@ -5,8 +5,10 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <tuple>
+#include <utility>
 
 #include "moreau/dem/dem_stepper.hpp"
 #include "moreau/harness/table.hpp"
@@ -52,11 +54,11 @@ RunResult run_shake(const TrenchConfig& c, double density, const fs::path& packi
   shake.time_step = h;
   // Kleinert Sec. 5: potential contacts below half the mean radius.
   shake.collision.margin = 0.5 * kMeanRadius;
-  ShakeStepper stepper(world, shake, make_solver(solver, options));
   const int blade = blade_index(world);
   RunResult result = run_windows(
-      spec, stepper, c.geometry.spheres,
-      [&](const StepReport& r) { return blade_impulse_against_motion(r, blade) / h; }, 1);
+      spec, std::make_unique<ShakeStepper>(world, shake, make_solver(solver, options)),
+      c.geometry.spheres,
+      [&](const StepReport& r) { return blade_impulse_against_motion(r, blade) / h; }, 1, true);
   if (!snapshot.empty()) write_snapshot(snapshot, world);
   return result;
 }
@@ -95,16 +97,17 @@ RunResult run_dem(const TrenchConfig& c, double density, const fs::path& packing
   // number of steps fills each 10 ms window.
   const double stable = estimate_stable_time_step(world, options);
   options.time_step = kWindow / std::ceil(kWindow / (0.5 * stable));
-  DemStepper dem(world, options);
-  dem.request_contacts(false);
+  auto stepper = std::make_unique<DemStepper>(world, options);
+  const DemStepper& dem = *stepper;
   const int blade = blade_index(world);
   const long per_window = std::lround(kWindow / options.time_step);
   std::cout << "DEM: time step " << options.time_step << " s (stability estimate " << stable
             << " s), " << per_window << " steps per 10 ms" << std::endl;
+  // The draft reads the DEM's own touching pairs, not the report's contacts.
   return run_windows(
-      spec, dem, c.geometry.spheres,
+      spec, std::move(stepper), c.geometry.spheres,
       [&](const StepReport&) { return blade_force_against_motion(dem, blade); },
-      std::max(1L, per_window / 20));
+      std::max(1L, per_window / 20), false);
 }
 
 Start prepare(const TrenchConfig& config, const fs::path& dir, ExperimentResults& results) {

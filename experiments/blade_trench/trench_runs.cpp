@@ -8,9 +8,12 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "moreau/core/error.hpp"
+#include "moreau/harness/stepping.hpp"
 #include "moreau/io/checkpoint.hpp"
 #include "trench_scene.hpp"
 
@@ -148,49 +151,72 @@ double blade_force_against_motion(const DemStepper& dem, int blade) {
   return -x;
 }
 
-RunResult run_windows(const RunSpec& spec, Stepper& stepper, int grains,
-                      const std::function<double(const StepReport&)>& draft, long sample_every) {
+namespace {
+
+// The window being measured: its row, summed over its steps, and the counts that average them.
+struct WindowSums {
+  WindowRow row;
+  double samples = 0.0, errors = 0.0;
+  long steps = 0;
+};
+
+// Adds the step just taken to the window of `per_window` steps; the draft is sampled every
+// `sample_every` steps.
+void add_step(WindowSums& w, const StepReport& report, long per_window, long sample_every,
+              const std::function<double(const StepReport&)>& draft) {
+  WindowRow& row = w.row;
+  const SolverStats& s = report.solver_stats;
+  if (++w.steps % sample_every == 0) {
+    row.draft += draft(report);
+    w.samples += 1.0;
+  }
+  row.krylov += s.krylov_iterations;
+  row.solver_iterations += s.iterations;
+  row.merit = std::max(row.merit, s.merit);
+  if (std::isfinite(s.kleinert_error)) {
+    row.error += s.kleinert_error;
+    w.errors += 1.0;
+  }
+  row.contacts += static_cast<double>(report.active_contacts) / per_window;
+  row.solver_seconds += s.wall_seconds;
+  row.collision_seconds +=
+      report.collision_stats.broad_phase_seconds + report.collision_stats.narrow_phase_seconds;
+  if (s.termination != Termination::not_run && !s.converged) ++row.not_converged;
+}
+
+}  // namespace
+
+RunResult run_windows(const RunSpec& spec, std::unique_ptr<Stepper> owned, int grains,
+                      const std::function<double(const StepReport&)>& draft, long sample_every,
+                      bool draft_reads_contacts) {
   RunResult result;
   result.label = spec.label;
-  result.time_step = stepper.time_step();
-  const long per_window = std::lround(kWindow / stepper.time_step());
-  if (per_window < 1 || std::abs(per_window * stepper.time_step() - kWindow) > 1e-9 * kWindow)
+  result.time_step = owned->time_step();
+  const long per_window = std::lround(kWindow / result.time_step);
+  if (per_window < 1 || std::abs(per_window * result.time_step - kWindow) > 1e-9 * kWindow)
     throw InputError(spec.label + ": the time step must divide " + std::to_string(kWindow) + " s");
   const long total = std::lround(spec.duration / kWindow) * per_window;
+  WindowSums sums;
+  SteppingRun run(std::move(owned), [&](const Stepper&, const StepReport& report) {
+    add_step(sums, report, per_window, sample_every, draft);
+  });
+  run.read_contacts(draft_reads_contacts);
+  Stepper& stepper = run.stepper();
   if (spec.resume) resume(spec, stepper, result);
   Clock::time_point last_line = Clock::now();
   long line_step = stepper.steps_taken();
   try {
     while (stepper.steps_taken() < total) {
-      WindowRow row;
-      double samples = 0.0, errors = 0.0;
+      sums = WindowSums{};
       const Clock::time_point start = Clock::now();
       const double cpu_start = process_cpu_seconds();
-      for (long k = 0; k < per_window; ++k) {
-        const StepReport& report = stepper.step();
-        const SolverStats& s = report.solver_stats;
-        if ((k + 1) % sample_every == 0) {
-          row.draft += draft(report);
-          samples += 1.0;
-        }
-        row.krylov += s.krylov_iterations;
-        row.solver_iterations += s.iterations;
-        row.merit = std::max(row.merit, s.merit);
-        if (std::isfinite(s.kleinert_error)) {
-          row.error += s.kleinert_error;
-          errors += 1.0;
-        }
-        row.contacts += static_cast<double>(report.active_contacts) / per_window;
-        row.solver_seconds += s.wall_seconds;
-        row.collision_seconds += report.collision_stats.broad_phase_seconds +
-                                 report.collision_stats.narrow_phase_seconds;
-        if (s.termination != Termination::not_run && !s.converged) ++row.not_converged;
-      }
+      run.advance(per_window);
+      WindowRow& row = sums.row;
       row.seconds = std::chrono::duration<double>(Clock::now() - start).count();
       row.cpu_seconds = process_cpu_seconds() - cpu_start;
       row.time = stepper.world().time;
-      row.draft /= std::max(samples, 1.0);
-      row.error = errors > 0.0 ? row.error / errors : std::nan("");
+      row.draft /= std::max(sums.samples, 1.0);
+      row.error = sums.errors > 0.0 ? row.error / sums.errors : std::nan("");
       const Speeds speeds = grain_speeds(stepper.world(), kSeparationSpeed);
       row.fast_grains = speeds.above;
       row.max_speed = speeds.max_speed;

@@ -5,6 +5,7 @@
 // (step, simulated time, Krylov iterations, ETA), checkpoints and resume.
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -71,10 +72,11 @@ double blade_impulse_against_motion(const moreau::StepReport& report, int blade)
 double blade_force_against_motion(const moreau::DemStepper& dem, int blade);
 
 // Runs `stepper` for spec.duration; `draft` gives the draft force of the step just taken
-// (called every `sample_every` steps and averaged). Non-finite states and exploded runs are
-// caught and reported in RunResult::failure, never thrown.
-RunResult run_windows(const RunSpec& spec, moreau::Stepper& stepper, int grains,
+// (called every `sample_every` steps and averaged), from the report's contacts where
+// `draft_reads_contacts`. Non-finite states and exploded runs are caught and reported in
+// RunResult::failure, never thrown.
+RunResult run_windows(const RunSpec& spec, std::unique_ptr<moreau::Stepper> stepper, int grains,
                       const std::function<double(const moreau::StepReport&)>& draft,
-                      long sample_every);
+                      long sample_every, bool draft_reads_contacts);
 
 }  // namespace blade_trench

@@ -14,6 +14,7 @@
 
 #include "moreau/core/error.hpp"
 #include "moreau/dem/dem_stepper.hpp"
+#include "moreau/harness/stepping.hpp"
 #include "moreau/io/checkpoint.hpp"
 #include "moreau/io/scene.hpp"
 #include "moreau/solver/solver_registry.hpp"
@@ -160,28 +161,18 @@ long settle_stage(World& world, const TrenchGeometry& g, const SettleStage& stag
   DemOptions options;
   options.law.law = NormalLaw::hookean;
   options.time_step = 0.5 * estimate_stable_time_step(world, options);
-  auto stepper = std::make_unique<DemStepper>(world, options);
   double next_checkpoint = world.time + kSettleCheckpointInterval;
   double next_report = world.time + 0.1 * kSettleCheckpointInterval;
   long steps = 0;
+  bool settled = false;
   const Clock::time_point start = Clock::now();
-  while (world.time < stage.max_duration) {
-    try {
-      stepper->step();
-    } catch (const SimulationError& e) {
-      if (std::string(e.what()).find("stability estimate") == std::string::npos) throw;
-      options.time_step *= 0.5;
-      std::cout << "settling (" << stage.name << "): time step halved to " << options.time_step
-                << " s (" << e.what() << ")" << std::endl;
-      stepper = std::make_unique<DemStepper>(world, options);
-      continue;
-    }
+  const auto read = [&](const Stepper&, const StepReport&) {
     ++steps;
     if (world.time >= next_checkpoint) {
       next_checkpoint += kSettleCheckpointInterval;
       write_progress(progress, world, index, g);
     }
-    if (world.time < next_report && world.time < stage.max_duration) continue;
+    if (world.time < next_report && world.time < stage.max_duration) return;
     next_report += 0.1 * kSettleCheckpointInterval;
     const Speeds speeds = grain_speeds(world, kSettledSpeed);
     const double per_step = std::chrono::duration<double>(Clock::now() - start).count() / steps;
@@ -190,7 +181,22 @@ long settle_stage(World& world, const TrenchGeometry& g, const SettleStage& stag
               << " m/s at height " << speeds.fastest_height << " m, " << speeds.above
               << " grains above " << kSettledSpeed << " m/s, " << 1e3 * per_step << " ms per step"
               << std::endl;
-    if (world.time >= stage.min_duration && speeds.max_speed < kSettledSpeed) break;
+    settled = world.time >= stage.min_duration && speeds.max_speed < kSettledSpeed;
+  };
+  for (;;) {
+    SteppingRun run(std::make_unique<DemStepper>(world, options), read);
+    // The grain positions and forces are read from the world, not the report's contacts.
+    run.read_contacts(false);
+    try {
+      run.advance_while(
+          [&](const Stepper&) { return !settled && world.time < stage.max_duration; });
+      break;
+    } catch (const SimulationError& e) {
+      if (std::string(e.what()).find("stability estimate") == std::string::npos) throw;
+      options.time_step *= 0.5;
+      std::cout << "settling (" << stage.name << "): time step halved to " << options.time_step
+                << " s (" << e.what() << ")" << std::endl;
+    }
   }
   return steps;
 }

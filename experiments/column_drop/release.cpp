@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <utility>
+
+#include "moreau/harness/stepping.hpp"
 
 namespace moreau::column_drop {
 
@@ -151,18 +154,19 @@ Run release(const Settled& settled, Family family, double mu, long steps, double
   run.snapshots.push_back(snapshot(world, 0));
   variational::ShearHistory history;
   bool finished = resume_release(run, world, persistence, identity, history);
-  VariationalStepper stepper(world, stepper_options(margin, kTheta));
-  stepper.resume_at(static_cast<long>(run.steps.size()));
-  stepper.resume_shear_history(std::move(history));
+  auto owned = std::make_unique<VariationalStepper>(world, stepper_options(margin, kTheta));
+  const VariationalStepper& stepper = *owned;
+  owned->resume_at(static_cast<long>(run.steps.size()));
+  owned->resume_shear_history(std::move(history));
   const auto window = static_cast<std::size_t>(std::max(1L, steps / 10));
   const double started = now_seconds();
   const std::size_t first = run.steps.size();
   double saved = now_seconds();
-  for (long s = static_cast<long>(run.steps.size()) + 1; !finished && s <= 2 * steps; ++s) {
-    const Clock::time_point start = Clock::now();
-    const StepReport& report = stepper.step();
+  Clock::time_point start;
+  SteppingRun stepping(std::move(owned), [&](const Stepper&, const StepReport& report) {
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     run.steps.push_back(record(world, report, seconds, gravity));
+    const long s = static_cast<long>(run.steps.size());
     run.stopped = has_stopped(run.steps, window, &run.toe_advance);
     finished = s == 2 * steps || (s >= steps && run.stopped);
     if (finished || s == steps || (s < steps && is_snapshot_step(s, steps)))
@@ -178,7 +182,11 @@ Run release(const Settled& settled, Family family, double mu, long steps, double
     }
     if (interrupt && !finished)
       throw Interrupted(run.label() + " interrupted after step " + std::to_string(s));
-  }
+  });
+  stepping.advance_while([&](Stepper&) {
+    start = Clock::now();
+    return !finished && static_cast<long>(run.steps.size()) < 2 * steps;
+  });
   run.final_surface = free_surface(world, kBin);
   run.slope = surface_slope(run.final_surface, kBin, kSlopeLow, kSlopeHigh);
   run.spread = toe(run.final_surface, kBin);

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 
 #include "deposit.hpp"
+#include "moreau/harness/stepping.hpp"
 
 namespace moreau::column_drop {
 
@@ -71,20 +73,22 @@ Settled settle(const Setup& setup, const ShapeFamilies& shapes, Family family, d
                                    {"margin", options.collision.margin}};
   variational::ShearHistory history;
   if (resume_settling(s, persistence, identity, history)) return s;
-  VariationalStepper stepper(s.world, options);
-  stepper.resume_at(s.steps);
-  stepper.resume_shear_history(std::move(history));
+  auto owned = std::make_unique<VariationalStepper>(s.world, options);
+  const VariationalStepper& stepper = *owned;
+  owned->resume_at(s.steps);
+  owned->resume_shear_history(std::move(history));
   const double start = now_seconds() - s.seconds;
   double saved = now_seconds();
-  while (s.steps < 2 * min_steps) {
-    const double step_start = now_seconds();
-    const StepReport& report = stepper.step();
+  double step_start = 0.0;
+  bool settled = false;
+  SteppingRun run(std::move(owned), [&](const Stepper&, const StepReport& report) {
     ++s.steps;
     s.non_converged += report.solver_stats.converged ? 0 : 1;
     for (const Contact& c : report.contacts) s.max_overlap = std::max(s.max_overlap, -c.gap);
     s.seconds = now_seconds() - start;
     settle_progress(persistence, family, s, 2 * min_steps, report, now_seconds() - step_start);
-    if (s.steps >= min_steps && kinetic_energy(s.world, kInfinity).kinetic < 1e-4 * weight) break;
+    settled = s.steps >= min_steps && kinetic_energy(s.world, kInfinity).kinetic < 1e-4 * weight;
+    if (settled) return;
     const bool interrupt =
         persistence.interrupt_after >= 0 && s.steps >= persistence.interrupt_after;
     if (!persistence.directory.empty() &&
@@ -96,7 +100,11 @@ Settled settle(const Setup& setup, const ShapeFamilies& shapes, Family family, d
     }
     if (interrupt)
       throw Interrupted("settling interrupted after " + std::to_string(s.steps) + " steps");
-  }
+  });
+  run.advance_while([&](Stepper&) {
+    step_start = now_seconds();
+    return !settled && s.steps < 2 * min_steps;
+  });
   for (RigidBody& b : s.world.bodies) b.set_velocity(Vec6::Zero());
   s.world.time = 0.0;
   std::vector<SurfaceBin> surface = free_surface(s.world, kBin);

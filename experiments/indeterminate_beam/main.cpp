@@ -5,6 +5,7 @@
 #include <cmath>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -134,10 +135,11 @@ Outcome run_dem(Stiffness stiffness) {
   // Half the stability estimate of the scheme (dem_stepper.hpp); critical damping, e_n = 0.
   options.time_step = 1.0;
   options.time_step = 0.5 * estimate_stable_time_step(world, options);
-  DemStepper dem(world, options);
+  SteppingRun run(std::make_unique<DemStepper>(world, options));
+  const auto& dem = static_cast<const DemStepper&>(run.stepper());
   // Settle: run until the platform is at rest to machine precision of the elastic forces.
   const double simulated = 0.3;  // s; the drop takes ~0.014 s, damping acts within ~1e-3 s
-  while (world.time < simulated) dem.step();
+  run.advance_while([&](const Stepper&) { return world.time < simulated; });
   Outcome outcome;
   outcome.method = "DEM (Hookean)";
   for (const DemContact& c : dem.contacts()) outcome.support_force[c.body_a] = c.elastic_force;

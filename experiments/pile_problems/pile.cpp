@@ -12,6 +12,7 @@
 #include <string>
 
 #include "moreau/core/error.hpp"
+#include "moreau/harness/stepping.hpp"
 #include "moreau/integrator/shake_stepper.hpp"
 #include "moreau/io/checkpoint.hpp"
 #include "moreau/io/scene.hpp"
@@ -129,18 +130,16 @@ void settle(Pile& pile) {
   ShakeOptions options;
   options.time_step = kSettleStep;
   options.collision.margin = std::max(kPotentialContactDistance, 1.2 * kSettleStep * fall_speed);
-  ShakeStepper stepper(world, options, settle_solver());
+  SteppingRun run(std::make_unique<ShakeStepper>(world, options, settle_solver()));
   const long min_steps = static_cast<long>(1.5 * std::sqrt(2.0 * top / kGravity) / kSettleStep);
   const long max_steps = min_steps + static_cast<long>(2.0 / kSettleStep);  // 2 s more at most
   const Clock::time_point start = Clock::now();
-  long step = 0;
-  while (step < max_steps) {
-    stepper.step();
-    ++step;
-    if (step >= min_steps && max_speed(world) < kSettledSpeed) break;
-  }
+  const RunOutcome outcome = run.advance_while([&](const Stepper& stepper) {
+    const long step = stepper.steps_taken();
+    return step < max_steps && (step < min_steps || !(max_speed(world) < kSettledSpeed));
+  });
   pile.settle_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  pile.settle_steps = step;
+  pile.settle_steps = outcome.steps_completed;
   pile.final_max_speed = max_speed(world);
   take_grain_states(world, pile);
 }

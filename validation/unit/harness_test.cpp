@@ -8,6 +8,8 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
@@ -16,7 +18,9 @@
 #include "moreau/core/error.hpp"
 #include "moreau/harness/experiment.hpp"
 #include "moreau/harness/results.hpp"
+#include "moreau/harness/stepping.hpp"
 #include "moreau/harness/table.hpp"
+#include "moreau/io/scene.hpp"
 
 namespace moreau {
 
@@ -387,6 +391,51 @@ BOOST_AUTO_TEST_CASE(published_data_is_read_from_the_reference_by_row_and_column
                     InputError);
   BOOST_CHECK_THROW(Reference::load(write_data_reference("data_no_source", no_source).string()),
                     InputError);
+}
+
+// A ball in free fall, stepped by the scene's semi-implicit Euler scheme.
+Scene falling_ball() {
+  const nlohmann::json document = {{"dimension", 3},
+                                   {"time_step", 1e-3},
+                                   {"steps", 1},
+                                   {"materials", {{{"name", "steel"}, {"density", 7800}}}},
+                                   {"bodies",
+                                    {{{"name", "ball"},
+                                      {"shape", {{"type", "sphere"}, {"radius", 0.1}}},
+                                      {"material", "steel"}}}}};
+  return parse_scene(document, "ball.json");
+}
+
+BOOST_AUTO_TEST_CASE(advance_while_steps_until_the_state_says_stop) {
+  // Run until the ball falls at 0.5 m/s (about 51 steps), as a settling runs until it is at
+  // rest: asked before each step, and each step is read.
+  Scene scene = falling_ball();
+  const RigidBody& ball = scene.world.bodies[0];
+  std::vector<long> read;
+  std::vector<long> asked;
+  SteppingRun run(make_stepper(scene),
+                  [&](const Stepper&, const StepReport& report) { read.push_back(report.step); });
+  const RunOutcome outcome = run.advance_while([&](const Stepper& stepper) {
+    asked.push_back(stepper.steps_taken());
+    return ball.linear_velocity.y() > -0.5 && stepper.steps_taken() < 1000;
+  });
+  const long steps = run.stepper().steps_taken();
+  BOOST_TEST(steps > 40);
+  BOOST_TEST(steps < 60);
+  BOOST_TEST(outcome.steps_completed == steps);
+  BOOST_TEST(outcome.steps_requested == steps);
+  BOOST_TEST(read.size() == static_cast<std::size_t>(steps));
+  BOOST_TEST(asked.size() == static_cast<std::size_t>(steps + 1));  // the last one said stop
+  BOOST_TEST(asked.back() == steps);
+  // The same number of steps in one piece gives the same state, bit for bit.
+  Scene again = falling_ball();
+  SteppingRun whole(make_stepper(again));
+  whole.advance(steps);
+  BOOST_TEST(again.world.bodies[0].position == ball.position);
+  BOOST_TEST(again.world.bodies[0].linear_velocity == ball.linear_velocity);
+  // A run told to stop at once takes no step.
+  BOOST_TEST(run.advance_while([](const Stepper&) { return false; }).steps_completed == 0);
+  BOOST_TEST(run.stepper().steps_taken() == steps);
 }
 
 BOOST_AUTO_TEST_CASE(run_experiment_writes_results_as_the_body_ends_it) {

@@ -23,21 +23,32 @@ class SteppingRun {
   // `steps` more steps, each handed to the reading. A SimulationError (a non-finite state) is
   // passed on, after the reading has seen every step done.
   RunOutcome advance(long steps);
+  // Steps one at a time while `next`, asked before each step, says to take one; each step is
+  // handed to the reading. For runs whose end depends on the state (settled, at rest, balanced
+  // by a servo) and whose steps are set up from it (a time step limited by the speeds, a wall's
+  // velocity): `next` may do that through the stepper. Returns the steps taken as one outcome;
+  // a SimulationError is passed on as by advance().
+  RunOutcome advance_while(const std::function<bool(Stepper&)>& next);
+  // Whether the reading looks at StepReport::contacts (it does unless told otherwise): the DEM
+  // converts its contacts only on request, which costs more than its step on large packings.
+  void read_contacts(bool wanted) { reading_.read_contacts(wanted); }
   Stepper& stepper() { return simulation_.stepper(); }
   const StepReport& last_report() const { return simulation_.stepper().last_report(); }
 
  private:
   class Reading final : public StepObserver {
    public:
-    explicit Reading(StepReading read) : read_(std::move(read)) {}
+    explicit Reading(StepReading read) : read_(std::move(read)), contacts_(read_ != nullptr) {}
+    void read_contacts(bool wanted) { contacts_ = wanted && read_ != nullptr; }
     // The reading may look at the contacts of every step (the DEM fills them only on request).
-    bool wants_contacts(long) const override { return static_cast<bool>(read_); }
+    bool wants_contacts(long) const override { return contacts_; }
     void on_step(const Stepper& stepper, const StepReport& report) override {
       if (read_) read_(stepper, report);
     }
 
    private:
     StepReading read_;
+    bool contacts_;
   };
   Simulation simulation_;
   Reading reading_;
