@@ -497,6 +497,42 @@ BOOST_AUTO_TEST_CASE(container_walls_face_inward_and_the_top_stays_open) {
   }
 }
 
+// Base 3: 9 + 4 + 1 spheres; layer 1 sits in the hollows, d / sqrt(2) + lift above the base, the
+// materials alternate by index, the base is fixed; the touching layers (lift 0) just touch.
+BOOST_AUTO_TEST_CASE(pyramid_layers_sit_in_the_hollows_below) {
+  json document = base_scene();
+  document["materials"] = parse(R"([{"name": "a"}, {"name": "b"}])");
+  document["generators"] = parse(R"([{"type": "pyramid", "name": "L", "base": 3,
+      "shape": {"type": "sphere", "radius": 0.5}, "origin": [0, 0.5, 0], "lift": 0.1,
+      "materials": ["a", "b"]}])");
+  const Scene scene = parse_scene(document, "pyramid.json");
+  const std::vector<RigidBody>& bodies = scene.world.bodies;
+  BOOST_REQUIRE(bodies.size() == 14u);
+  BOOST_TEST(bodies[1].name == "L0_0_1");
+  BOOST_TEST(bodies[9].name == "L1_0_0");
+  BOOST_TEST((bodies[8].motion == Motion::fixed));
+  BOOST_TEST((bodies[9].motion == Motion::dynamic));
+  BOOST_TEST(bodies[9].position.isApprox(Vec3(0.5, 0.5 + 1.0 / std::sqrt(2.0) + 0.1, 0.5)));
+  BOOST_TEST(
+      bodies[13].position.isApprox(Vec3(1.0, 0.5 + 2.0 * (1.0 / std::sqrt(2.0) + 0.1), 1.0)));
+  BOOST_TEST(scene.world.materials[bodies[0].material].name == "a");
+  BOOST_TEST(scene.world.materials[bodies[1].material].name == "b");
+  BOOST_TEST(scene.world.materials[bodies[9].material].name == "b");
+  // Without lift, a sphere of layer 1 touches the four below it.
+  document["generators"][0]["lift"] = 0;
+  const Scene touching = parse_scene(document, "pyramid.json");
+  BOOST_TEST((touching.world.bodies[9].position - touching.world.bodies[0].position).norm() == 1.0,
+             boost::test_tools::tolerance(1e-12));
+
+  document["generators"][0]["material"] = "a";
+  expect_error(document, {"generators[0].materials: give either \"material\" or \"materials\""});
+  document["generators"][0].erase("material");
+  document["generators"][0]["shape"] = parse(R"({"type": "box", "half_extents": [1, 1, 1]})");
+  expect_error(document, {"generators[0].shape: a pyramid is stacked of spheres"});
+  document["dimension"] = 2;
+  expect_error(document, {"generators[0]: a pyramid is three-dimensional"});
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(csv_writer)

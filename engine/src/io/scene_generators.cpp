@@ -1,6 +1,7 @@
 #include "scene_generators.hpp"
 
 #include <array>
+#include <cmath>
 #include <random>
 
 #include "moreau/io/scene.hpp"
@@ -218,6 +219,65 @@ void generate_container(const Node& node, std::size_t index, World& world, Conte
     }
 }
 
+// A square pyramid of equal spheres stacked in the hollows of the layer below (the cannonball
+// pyramid of Olsen & Kamrin Sec. 8.2): layer L holds (base - L)^2 spheres at
+//   origin + ((i + L/2) d, L (d / sqrt(2) + lift), (j + L/2) d),  i, j = 0 .. base - L - 1,
+// d the diameter, in the order layer, i, j (j fastest): the centres of touching layers are
+// d / sqrt(2) apart vertically, `lift` more to start them apart. The base layer is fixed.
+// `materials` cycles through its names by the sphere's index over the whole pyramid (the
+// multi-species pyramid of Sec. 8.2.2 alternates two); `material` gives them all one.
+void generate_pyramid(const Node& node, std::size_t index, World& world, Context& context) {
+  std::vector<std::string> allowed = {"type", "name", "shape",    "origin",
+                                      "base", "lift", "materials"};
+  allowed.insert(allowed.end(), kBodyPropertyKeys.begin(), kBodyPropertyKeys.end());
+  node.expect_object(allowed);
+  if (context.planar()) node.fail("a pyramid is three-dimensional; set dimension 3");
+  const std::string name = generator_name(node, "pyramid", index);
+  const Node shape_node = node.get("shape");
+  const Shape shape = read_shape(shape_node, context);
+  const Sphere* sphere = std::get_if<Sphere>(&shape.geometry);
+  if (!sphere) shape_node.fail("a pyramid is stacked of spheres");
+  BodyProperties properties = read_body_properties(node, context);
+  if (properties.motion) node.get("motion").fail("the base layer is fixed and the others dynamic");
+  const Node base_node = node.get("base");
+  const long base = base_node.integer(1, 100000);
+  const double layers = static_cast<double>(base);
+  if (layers * (layers + 1.0) * (2.0 * layers + 1.0) / 6.0 >
+      static_cast<double>(bodies_left(world, base_node)))
+    base_node.fail("a pyramid of base " + std::to_string(base) +
+                   " would take the scene past its limit of " + std::to_string(kMaxSceneBodies) +
+                   " bodies");
+  std::vector<int> materials;
+  if (auto list = node.find("materials")) {
+    if (node.has("material")) list->fail("give either \"material\" or \"materials\"");
+    for (const Node& entry : list->elements()) materials.push_back(read_material(entry, context));
+    if (materials.empty()) list->fail("must name at least one material");
+  }
+  Vec3 origin = Vec3::Zero();
+  if (auto o = node.find("origin")) origin = read_point(*o, context);
+  const double lift = node.has("lift") ? node.get("lift").non_negative() : 0.0;
+
+  const double d = 2.0 * sphere->radius;
+  long k = 0;
+  for (long layer = 0; layer < base; ++layer) {
+    const long n = base - layer;
+    properties.motion = layer == 0 ? Motion::fixed : Motion::dynamic;
+    for (long i = 0; i < n; ++i)
+      for (long j = 0; j < n; ++j, ++k) {
+        if (!materials.empty())
+          properties.material = materials[static_cast<std::size_t>(k) % materials.size()];
+        const Vec3 position =
+            origin + Vec3((static_cast<double>(i) + 0.5 * static_cast<double>(layer)) * d,
+                          static_cast<double>(layer) * (d / std::sqrt(2.0) + lift),
+                          (static_cast<double>(j) + 0.5 * static_cast<double>(layer)) * d);
+        world.add_body(make_body(
+            node, properties, shape, position,
+            name + std::to_string(layer) + "_" + std::to_string(i) + "_" + std::to_string(j), world,
+            context));
+      }
+  }
+}
+
 }  // namespace
 
 void read_generators(const Node& node, World& world, Context& context) {
@@ -225,11 +285,12 @@ void read_generators(const Node& node, World& world, Context& context) {
   for (std::size_t i = 0; i < generators.size(); ++i) {
     const Node& generator = generators[i];
     if (!generator.value().is_object()) generator.fail_type("an object");
-    const std::string type =
-        generator.get("type").choice({"grid", "random_spheres", "container"}, "generator type");
+    const std::string type = generator.get("type").choice(
+        {"grid", "random_spheres", "container", "pyramid"}, "generator type");
     if (type == "grid") generate_grid(generator, i, world, context);
     if (type == "random_spheres") generate_random_spheres(generator, i, world, context);
     if (type == "container") generate_container(generator, i, world, context);
+    if (type == "pyramid") generate_pyramid(generator, i, world, context);
   }
 }
 
