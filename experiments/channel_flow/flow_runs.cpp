@@ -148,6 +148,7 @@ Outcome run(const RunSpec& spec) {
   const double reach = kRdfReachDiameters * 2.0 * flow.radius;
   out.rdf = radial_distribution(world, first, lo, hi, bed, reach, kRdfBins);
   out.rdf_bin_width = reach / kRdfBins;
+  out.diameter = 2.0 * flow.radius;
   return out;
 }
 
@@ -190,7 +191,7 @@ double steady_drift(const Outcome& o, double steady_from) {
 bool rdf_peak_at_diameter(const Outcome& o) {
   if (o.rdf.empty()) return false;
   const auto peak = std::max_element(o.rdf.begin(), o.rdf.end()) - o.rdf.begin();
-  const double r = (static_cast<double>(peak) + 0.5) * o.rdf_bin_width / (2.0 * 0.235e-3);
+  const double r = (static_cast<double>(peak) + 0.5) * o.rdf_bin_width / o.diameter;
   return std::abs(r - 1.0) <= 0.1;
 }
 

@@ -46,6 +46,7 @@ struct Outcome {
   std::vector<CellProfile> profile;           // one entry, filled at the end
   std::vector<double> rdf;                    // g(r) of the last frame, bins of rdf_bin_width
   double rdf_bin_width = 0.0;                 // m
+  double diameter = 0.0;                      // m, of the particles (the scene's)
   double largest_penetration_any_step = 0.0;  // m, over every step, not only the samples
   long steps = 0;
   long particles_added = 0, particles_removed = 0;

@@ -78,9 +78,8 @@ void write_tables(ExperimentResults& results, const std::string& dir,
           profile.row(o.model, o.seed, frame, ix, iy, cells->centre_x(ix), cells->centre_y(iy),
                       c.count, v.x(), v.y(), v.z(), v.norm(), w.x(), w.y(), w.z(), w.norm());
         }
-    const double diameter = 2.0 * 0.235e-3;
     for (std::size_t k = 0; k < o.rdf.size(); ++k)
-      rdf.row(o.model, o.seed, (static_cast<double>(k) + 0.5) * o.rdf_bin_width / diameter,
+      rdf.row(o.model, o.seed, (static_cast<double>(k) + 0.5) * o.rdf_bin_width / o.diameter,
               o.rdf[k]);
   }
 }
