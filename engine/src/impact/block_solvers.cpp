@@ -5,12 +5,14 @@
 #include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <ranges>
 #include <sstream>
 #include <utility>
 #include <vector>
 
 #include "moreau/core/error.hpp"
+#include "moreau/impact/coulomb_enumeration.hpp"
 #include "moreau/impact/single_contact.hpp"
 #include "moreau/solver/gauss_seidel.hpp"
 #include "moreau/solver/merit.hpp"
@@ -37,11 +39,14 @@ void add_relaxation_field(OptionTable<Options>& table) {
 struct Blocks {
   int rows = 3;
   std::vector<Mat3> a;
+  BlockImpactLaw law = BlockImpactLaw::maximum_dissipation;
   std::vector<char> active;  // block positive definite: the contact moves something
   VecX scale;                // D_i of merit.hpp
   double q_norm = 1.0;
 
-  explicit Blocks(const ConeProblem& problem) : rows(problem.rows()) {
+  explicit Blocks(const ConeProblem& problem,
+                  BlockImpactLaw impact_law = BlockImpactLaw::maximum_dissipation)
+      : rows(problem.rows()), law(impact_law) {
     const int contacts = problem.contact_count();
     a.resize(contacts);
     active.resize(contacts);
@@ -65,9 +70,34 @@ struct Blocks {
     local.b = Vec3::Zero();
     local.b.head(rows) = (a[i] * r_i - u_i).head(rows);  // b = W_ii r_i - u_i, eq. (5)
     local.mu = rows > 1 ? problem.mu[i] : 0.0;
-    Vec3 x = solve_max_dissipation(local).x;
+    // Frictionless, both laws are x = max(0, b_n / A_nn).
+    Vec3 x = law == BlockImpactLaw::coulomb && local.mu > 0.0 ? closest_coulomb(local, r_i, i)
+                                                              : solve_max_dissipation(local).x;
     x.tail(3 - rows).setZero();
     return x;
+  }
+
+  // The Coulomb-like solution nearest to r_i (D-scaled): isolated ones, and the nearest point of
+  // each continuum. None can be missing for an SPD block (the problem always has one, Preclik et
+  // al. Sec. 2); should the enumeration find none, r_i stays, and the residual says so.
+  Vec3 closest_coulomb(const SingleContactProblem& local, const Vec3& r_i, int i) const {
+    const CoulombSolutionSet set = enumerate_coulomb_solutions(local);
+    Vec3 best = r_i;
+    double best_distance = std::numeric_limits<double>::infinity();
+    const auto consider = [&](const Vec3& x) {
+      const double distance = ((x - r_i) / scale[i]).squaredNorm();
+      if (distance < best_distance) {
+        best_distance = distance;
+        best = x;
+      }
+    };
+    for (const CoulombSolution& solution : set.isolated) consider(solution.x);
+    for (const CoulombContinuum& c : set.continua) {
+      const double t =
+          std::clamp((r_i - c.start).dot(c.direction) / c.direction.squaredNorm(), 0.0, c.length);
+      consider(c.start + t * c.direction);
+    }
+    return best;
   }
 
   Vec3 impulse(const VecX& r, int i) const {
@@ -87,9 +117,14 @@ struct Blocks {
 // solutions do not zero the Coulomb merit); SolverStats::merit is the suite's merit of the
 // returned r (one Delassus product, at the end).
 IterationMonitor residual_monitor(const std::string& solver, const ConeProblem& problem,
-                                  const IterativeSolverOptions& options, int threads) {
+                                  const IterativeSolverOptions& options, int threads,
+                                  BlockImpactLaw law = BlockImpactLaw::maximum_dissipation) {
   IterationMonitor monitor(solver, problem, options, threads);
-  monitor.set_criterion("max_dissipation_residual", options.tolerance);
+  // The Coulomb-like blend stops on the suite's merit, as every Coulomb solver does: a block
+  // whose Delassus block is singular keeps its impulse and is left out of the fixed-point
+  // residual, so only the merit says that r solves the whole problem.
+  if (law == BlockImpactLaw::maximum_dissipation)
+    monitor.set_criterion("max_dissipation_residual", options.tolerance);
   return monitor;
 }
 
@@ -197,9 +232,21 @@ const SolverRegistrar<MaxDissipationJacobi, MdJacobiOptions> kJacobi{
     "md_jacobi", kMaximumDissipation,
     "maximum dissipation, weighted block Jacobi (Preclik et al. Sec. 3.2)"};
 const SolverRegistrar<MaxDissipationBlend, MdBlendOptions> kBlend{
-    "md_blend", kMaximumDissipation,
+    "md_blend",
+    kMaximumDissipation,
     "maximum dissipation, the blend of block Gauss-Seidel and weighted block Jacobi (Preclik et "
-    "al. Sec. 3.2)"};
+    "al. Sec. 3.2)",
+    {},
+    [](MdBlendOptions& o) { o.law = BlockImpactLaw::maximum_dissipation; }};
+// The same blend with the Coulomb-like single-contact law: the Coulomb side of Preclik et al.'s
+// channel flow (Sec. 4.3). Its solutions are those of the Coulomb law the merit measures.
+const SolverRegistrar<MaxDissipationBlend, MdBlendOptions> kCoulombBlend{
+    "coulomb_blend",
+    {.coulomb = true},
+    "Coulomb-like impacts, the blend of block Gauss-Seidel and weighted block Jacobi over the "
+    "enumerated single-contact solutions (Preclik et al. Sec. 2, 4.3)",
+    {},
+    [](MdBlendOptions& o) { o.law = BlockImpactLaw::coulomb; }};
 }  // namespace
 
 MaxDissipationGaussSeidel::MaxDissipationGaussSeidel(MdGaussSeidelOptions options)
@@ -273,14 +320,18 @@ MaxDissipationBlend::MaxDissipationBlend(MdBlendOptions options, int partitions)
 SolverStats MaxDissipationBlend::solve(const ConeProblem& problem, VecX& r) const {
   const int threads = omp_get_max_threads();
   if (auto empty = begin_solve(name(), problem, options_, threads, r)) return *empty;
-  IterationMonitor monitor = residual_monitor(name(), problem, options_, threads);
+  IterationMonitor monitor = residual_monitor(name(), problem, options_, threads, md_.law);
   const DelassusOperator& delassus = *problem.delassus;
-  const Blocks blocks(problem);
+  const Blocks blocks(problem, md_.law);
   const int contacts = problem.contact_count();
   const int ranges = std::min(partitions_, contacts);
 
   VecX u(problem.size());
   auto measure = [&](int iteration) {
+    if (md_.law == BlockImpactLaw::coulomb) {
+      const double m = merit(problem, r);
+      return monitor.check(iteration, m, m);
+    }
     delassus.apply(r, u);
     u += problem.q;
     const double residual = residual_from_velocity(problem, blocks, r, u);

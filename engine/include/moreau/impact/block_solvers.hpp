@@ -51,8 +51,17 @@ struct MdJacobiOptions : SolverOptions {
   static const OptionTable<MdJacobiOptions>& fields();
   void validate() const;
 };
+// The single-contact law of each block: the maximum-dissipation solution (md_blend), or a
+// solution of the Coulomb-like impact problem (coulomb_blend, Preclik et al. Sec. 2 and Fig. 1:
+// x_n >= 0 _|_ u_n >= 0, |x_to| <= mu x_n, sliding impulses opposing the sliding velocity),
+// whose solutions coulomb_enumeration.hpp lists; where there are several, the one closest to
+// the block's current impulse, so that the iteration follows one branch. The paper ran both
+// models with the same blend (Sec. 4.3) and does not say which Coulomb solution it took.
+enum class BlockImpactLaw { maximum_dissipation, coulomb };
+
 struct MdBlendOptions : IterativeSolverOptions {
   double relaxation = 1.0;
+  BlockImpactLaw law = BlockImpactLaw::maximum_dissipation;  // set by the solver's name
   static const OptionTable<MdBlendOptions>& fields();
   void validate() const;
 };
@@ -82,7 +91,9 @@ class MaxDissipationBlend final : public ContactSolver {
  public:
   // partitions >= 1 (InputError otherwise).
   explicit MaxDissipationBlend(MdBlendOptions options = {}, int partitions = kDefaultPartitions);
-  std::string name() const override { return "md_blend"; }
+  std::string name() const override {
+    return md_.law == BlockImpactLaw::coulomb ? "coulomb_blend" : "md_blend";
+  }
   SolverStats solve(const ConeProblem& problem, VecX& r) const override;
   int partitions() const { return partitions_; }
   // Two ranges: one per core of the machines this suite targets; more ranges make the
