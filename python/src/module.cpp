@@ -35,7 +35,6 @@
 #include "moreau/solver/cone_problem.hpp"
 #include "moreau/solver/solver.hpp"
 #include "moreau/solver/solver_registry.hpp"
-#include "moreau/variational/variational_stepper.hpp"
 
 namespace py = pybind11;
 using json = nlohmann::json;
@@ -408,9 +407,7 @@ class PySimulation {
     const std::lock_guard<std::mutex> lock(mutex_);
     contents.step = stepper().steps_taken();
     contents.scene = scene_->source;
-    if (const auto* variational = dynamic_cast<const VariationalStepper*>(&stepper()))
-      contents.shear_history = variational->shear_history();
-    write_checkpoint(path, stepper().world(), contents);
+    write_stepper_checkpoint(path, stepper(), std::move(contents));
   }
 
   const Stepper& stepper() const { return simulation_->stepper(); }

@@ -271,12 +271,17 @@ void write_run_checkpoint(const std::filesystem::path& path, const Stepper& step
   CheckpointContents contents;
   contents.step = step;
   contents.scene = scene;
+  write_stepper_checkpoint(path, stepper, std::move(contents));
+}
+
+}  // namespace
+
+void write_stepper_checkpoint(const std::filesystem::path& path, const Stepper& stepper,
+                              CheckpointContents contents) {
   if (const auto* variational = dynamic_cast<const VariationalStepper*>(&stepper))
     contents.shear_history = variational->shear_history();
   write_checkpoint(path, stepper.world(), contents);
 }
-
-}  // namespace
 
 void CheckpointWriter::on_step(const Stepper& stepper, const StepReport& report) {
   if (every_ > 0 && report.step % every_ == 0)

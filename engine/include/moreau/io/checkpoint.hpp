@@ -60,6 +60,11 @@ CheckpointContents read_checkpoint_header(const std::filesystem::path& path);
 // continue as it was.
 long read_checkpoint(const std::filesystem::path& path, World& world);
 
+// write_checkpoint of the stepper's world with `contents` completed by the stepper's own state
+// (the variational scheme's shear history), so that a restart continues the same run.
+void write_stepper_checkpoint(const std::filesystem::path& path, const Stepper& stepper,
+                              CheckpointContents contents);
+
 // Gives `stepper` the scheme state of a checkpoint read by read_checkpoint_contents (the
 // variational scheme's shear history); InputError naming the file when the checkpoint carries
 // a state of another scheme than the stepper's.
