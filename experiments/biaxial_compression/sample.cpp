@@ -26,16 +26,6 @@ using namespace moreau::resumable;
 
 namespace {
 
-// The Newton systems of the settling in the body space (3 unknowns per particle) instead of the
-// cone variables with N = theta dt^2 H^T M^-1 H assembled: N has a dense block per pair of
-// contacts of a particle, so its factorization grows with the cube of the contacts per particle,
-// and the vertex-within-margin rule at this margin gives a settled non-convex particle about 55
-// contact ends (1,093 contacts for 40 particles, 55% of them open by more than 0.05 m): the
-// quick non-convex settling takes 50 s against 5.5 s in the body space (README.md
-// "Preparation"). Same equations (eq. 4.15); the packing differs by round-off only (where the
-// body space stalls, the core falls back to the cone variables, docs/variational.md "Cost").
-constexpr bool kBodySpace = true;
-
 constexpr double kGravity = 9.81;  // m/s^2, settling only
 constexpr double kDensity = 1.0;   // kg/m^2 (per unit thickness); the static test has no mass
 // m: the collision margin of the settling. Its steps are shortened so that no point of a particle
@@ -169,7 +159,6 @@ VariationalOptions preparation_options(const SampleOptions& options) {
   // Preparation only: a looser stop test than the experiment's static solves (1e-8), since the
   // core stalls near 1e-8 on some frictional packings (README.md).
   dynamic.interior_point.tolerance = 1e-6;
-  dynamic.interior_point.body_space = kBodySpace;
   return dynamic;
 }
 

@@ -107,7 +107,6 @@ World column_world(const Setup& setup, const ShapeFamilies& shapes, Family famil
 
 VariationalOptions stepper_options(double margin, double theta) {
   VariationalOptions options;
-  options.interior_point.body_space = kBodySpace;
   options.time_step = kTimeStep;
   options.theta = theta;
   options.contact.stiffness = {kNormalStiffness, 2.0 * kNormalStiffness / 3.0};

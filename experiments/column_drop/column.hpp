@@ -59,15 +59,6 @@ Setup make_setup(long particles, const ShapeFamilies& shapes);
 // then the particles on a loose lattice above the base.
 World column_world(const Setup& setup, const ShapeFamilies& shapes, Family family, double mu);
 
-// The Newton systems in the body space (3 unknowns per particle, K = I + F D^-1 F^T) instead of
-// the cone variables with N = theta dt^2 H^T M^-1 H assembled, whose factorization grows with the
-// cube of the contacts per particle: with the vertex-within-margin rule a non-convex particle has
-// tens of contact ends, which the cone variables factor in dense blocks. Same equations (eq.
-// 4.15); the iterates agree to round-off (docs/variational.md "Cost"), and where the body space
-// stalls the core falls back to the cone variables. Measured on this column: README.md, "Body
-// space" under "Scene".
-constexpr bool kBodySpace = true;
-
 VariationalOptions stepper_options(double margin, double theta);
 
 double highest_point(const World& world);

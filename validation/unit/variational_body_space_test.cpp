@@ -1,9 +1,10 @@
 #define BOOST_TEST_MODULE variational_body_space
 // The dynamic variational force problem (Krabbenhoft/NURBS chapter eq. 4.15) with N = F^T F
-// passed as its factor F (3 rows per 2D body) and solved in the body space
-// (conic::SparseFactorOperator, conic/body_space_system.cpp) against the same problem with N
-// assembled and solved in the cone variables: the same forces to the solver's tolerance, on
-// random problems and on the steps of a small 2D pile.
+// passed as its factor F (3 rows per 2D body, conic::SparseFactorOperator) and its Newton
+// systems solved in the body space (conic/body_space_system.cpp) or through the augmented
+// quasi-definite KKT matrix (conic/quasi_definite_system.cpp, the default), each against the
+// same problem with N assembled and solved in the cone variables: the same forces to the
+// solver's tolerance, on random problems and on the steps of a small 2D pile.
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <random>
@@ -61,6 +62,23 @@ ForceProblem random_problem(unsigned seed, int bodies, int contacts, bool rigid)
   return p;
 }
 
+// The two forms that use the factor; the reference, N assembled, uses neither.
+enum class FactorForm { body_space, augmented_kkt };
+
+conic::InteriorPointOptions factor_options(FactorForm form) {
+  conic::InteriorPointOptions options = default_interior_point_options();
+  options.body_space = form == FactorForm::body_space;
+  options.augmented_kkt = form == FactorForm::augmented_kkt;
+  return options;
+}
+
+conic::InteriorPointOptions assembled_options() {
+  conic::InteriorPointOptions options = default_interior_point_options();
+  options.body_space = false;
+  options.augmented_kkt = false;
+  return options;
+}
+
 ForceProblem assembled(ForceProblem p) {
   const SparseMatrix ft = p.hessian_factor.transpose();
   p.hessian = SparseMatrix(ft * p.hessian_factor);
@@ -107,72 +125,74 @@ BOOST_AUTO_TEST_CASE(sparse_factor_operator_rejects_bad_factors) {
   BOOST_CHECK_THROW(p.validate(), InputError);
 }
 
-BOOST_AUTO_TEST_CASE(body_space_forces_match_the_assembled_problem) {
+BOOST_AUTO_TEST_CASE(factored_forces_match_the_assembled_problem) {
   struct Case {
     unsigned seed;
     int bodies, contacts;
     bool rigid;
   };
-  for (const Case c : {Case{11, 4, 9, false}, Case{12, 6, 14, false}, Case{13, 10, 25, false},
-                       Case{14, 4, 9, true}, Case{15, 8, 20, true}, Case{16, 12, 30, false}}) {
-    BOOST_TEST_CONTEXT("seed " << c.seed << ", rigid " << c.rigid) {
-      const ForceProblem factored = random_problem(c.seed, c.bodies, c.contacts, c.rigid);
-      conic::InteriorPointOptions options = default_interior_point_options();
-      options.body_space = true;
-      const ForceSolution a = solve_force_problem(factored, options);
-      const ForceSolution b = solve_force_problem(assembled(factored), options);
-      BOOST_TEST_REQUIRE(a.converged());
-      BOOST_TEST_REQUIRE(b.converged());
-      // Each solve stops at tolerance 1e-8 (relative measures of force_problem.cpp); the forces
-      // are unique (N + C > 0 on the active set here), so the two agree to a small multiple.
-      const double scale = std::max(b.forces.cwiseAbs().maxCoeff(), 1.0);
-      BOOST_TEST((a.forces - b.forces).cwiseAbs().maxCoeff() <= 1e-6 * scale,
-                 "max difference " << (a.forces - b.forces).cwiseAbs().maxCoeff() / scale);
-      BOOST_TEST((a.slack - b.slack).cwiseAbs().maxCoeff() <=
-                 1e-6 * std::max(b.slack.cwiseAbs().maxCoeff(), 1.0));
-    }
-  }
-}
-
-BOOST_AUTO_TEST_CASE(body_space_steps_match_the_assembled_steps) {
-  // Twelve disks of two sizes dropped in a box, with contact elasticity and rigid: the same
-  // trajectory with the body-space and the assembled Newton systems.
-  for (const double k : {1e6, kInf}) {
-    World world = test::floor_world(0.5, 9.81, Dimension::two);
-    for (const double x : {-0.2, 0.2}) {
-      RigidBody wall;
-      wall.motion = Motion::fixed;
-      wall.shape.geometry = HalfSpace{Vec3(x < 0 ? 1.0 : -1.0, 0.0, 0.0)};
-      wall.position = Vec3(x, 0.0, 0.0);
-      world.add_body(wall);
-    }
-    for (int i = 0; i < 12; ++i) {
-      const double r = i % 2 == 0 ? 0.05 : 0.035;
-      test::add_ball(world, r, 1000.0,
-                     Vec3(-0.14 + 0.1 * (i % 3) + 0.003 * i, 0.06 + 0.1 * (i / 3), 0.0));
-    }
-    World copy = world;
-    VariationalOptions options;
-    options.time_step = 5e-3;
-    options.theta = 0.7;
-    options.contact.stiffness = {k, 2.0 * k / 3.0};
-    options.collision.margin = 0.02;
-    options.interior_point.body_space = true;
-    VariationalStepper body_space(world, options);
-    options.interior_point.body_space = false;
-    VariationalStepper cone_space(copy, options);
-    for (int s = 1; s <= 60; ++s) {
-      const StepReport& a = body_space.step();
-      const StepReport& b = cone_space.step();
-      BOOST_TEST_CONTEXT("k " << k << ", step " << s) {
-        BOOST_TEST_REQUIRE(a.contacts.size() == b.contacts.size());
-        BOOST_TEST(a.solver_stats.converged);
-        BOOST_TEST(b.solver_stats.converged);
-        const double scale = std::max(b.impulses.cwiseAbs().maxCoeff(), 1e-3 * 9.81 * 5e-3);
-        BOOST_TEST((a.impulses - b.impulses).cwiseAbs().maxCoeff() <= 1e-6 * scale);
+  for (const FactorForm form : {FactorForm::body_space, FactorForm::augmented_kkt})
+    for (const Case c : {Case{11, 4, 9, false}, Case{12, 6, 14, false}, Case{13, 10, 25, false},
+                         Case{14, 4, 9, true}, Case{15, 8, 20, true}, Case{16, 12, 30, false}}) {
+      BOOST_TEST_CONTEXT("augmented " << (form == FactorForm::augmented_kkt) << ", seed " << c.seed
+                                      << ", rigid " << c.rigid) {
+        const ForceProblem factored = random_problem(c.seed, c.bodies, c.contacts, c.rigid);
+        const ForceSolution a = solve_force_problem(factored, factor_options(form));
+        const ForceSolution b = solve_force_problem(assembled(factored), assembled_options());
+        BOOST_TEST_REQUIRE(a.converged());
+        BOOST_TEST_REQUIRE(b.converged());
+        // Each solve stops at tolerance 1e-8 (relative measures of force_problem.cpp); the forces
+        // are unique (N + C > 0 on the active set here), so the two agree to a small multiple.
+        const double scale = std::max(b.forces.cwiseAbs().maxCoeff(), 1.0);
+        BOOST_TEST((a.forces - b.forces).cwiseAbs().maxCoeff() <= 1e-6 * scale,
+                   "max difference " << (a.forces - b.forces).cwiseAbs().maxCoeff() / scale);
+        BOOST_TEST((a.slack - b.slack).cwiseAbs().maxCoeff() <=
+                   1e-6 * std::max(b.slack.cwiseAbs().maxCoeff(), 1.0));
       }
     }
-    for (std::size_t i = 3; i < world.bodies.size(); ++i)
-      BOOST_TEST((world.bodies[i].position - copy.bodies[i].position).norm() <= 1e-8);
-  }
+}
+
+BOOST_AUTO_TEST_CASE(factored_steps_match_the_assembled_steps) {
+  // Twelve disks of two sizes dropped in a box, with contact elasticity and rigid: the same
+  // trajectory with the body-space or augmented and the assembled Newton systems.
+  for (const FactorForm form : {FactorForm::body_space, FactorForm::augmented_kkt})
+    for (const double k : {1e6, kInf}) {
+      World world = test::floor_world(0.5, 9.81, Dimension::two);
+      for (const double x : {-0.2, 0.2}) {
+        RigidBody wall;
+        wall.motion = Motion::fixed;
+        wall.shape.geometry = HalfSpace{Vec3(x < 0 ? 1.0 : -1.0, 0.0, 0.0)};
+        wall.position = Vec3(x, 0.0, 0.0);
+        world.add_body(wall);
+      }
+      for (int i = 0; i < 12; ++i) {
+        const double r = i % 2 == 0 ? 0.05 : 0.035;
+        test::add_ball(world, r, 1000.0,
+                       Vec3(-0.14 + 0.1 * (i % 3) + 0.003 * i, 0.06 + 0.1 * (i / 3), 0.0));
+      }
+      World copy = world;
+      VariationalOptions options;
+      options.time_step = 5e-3;
+      options.theta = 0.7;
+      options.contact.stiffness = {k, 2.0 * k / 3.0};
+      options.collision.margin = 0.02;
+      options.interior_point = factor_options(form);
+      VariationalStepper factored(world, options);
+      options.interior_point = assembled_options();
+      VariationalStepper cone_space(copy, options);
+      for (int s = 1; s <= 60; ++s) {
+        const StepReport& a = factored.step();
+        const StepReport& b = cone_space.step();
+        BOOST_TEST_CONTEXT("augmented " << (form == FactorForm::augmented_kkt) << ", k " << k
+                                        << ", step " << s) {
+          BOOST_TEST_REQUIRE(a.contacts.size() == b.contacts.size());
+          BOOST_TEST(a.solver_stats.converged);
+          BOOST_TEST(b.solver_stats.converged);
+          const double scale = std::max(b.impulses.cwiseAbs().maxCoeff(), 1e-3 * 9.81 * 5e-3);
+          BOOST_TEST((a.impulses - b.impulses).cwiseAbs().maxCoeff() <= 1e-6 * scale);
+        }
+      }
+      for (std::size_t i = 3; i < world.bodies.size(); ++i)
+        BOOST_TEST((world.bodies[i].position - copy.bodies[i].position).norm() <= 1e-8);
+    }
 }

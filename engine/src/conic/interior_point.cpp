@@ -72,6 +72,8 @@ const OptionTable<InteriorPointOptions>& InteriorPointOptions::fields() {
           .described("preconditioner of the body-space CG"),
       bool_option("warm_start_corrector", &O::warm_start_corrector)
           .described("start the corrector's CG from the predictor's solution"),
+      bool_option("augmented_kkt", &O::augmented_kkt)
+          .described("direct back-end with N = F^T F: factor the KKT matrix [C + W^2, F^T; F, -I]"),
       bool_option("dense_schur_complement", &O::dense_schur_complement)
           .described("eliminate equality rows by a dense Schur complement (comparison only)"),
   };

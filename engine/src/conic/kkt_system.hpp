@@ -46,7 +46,9 @@ std::unique_ptr<KktSystem> make_kkt_system(const ConicQp& problem,
                                            const InteriorPointOptions& options);
 std::unique_ptr<KktSystem> make_schur_complement_system(const ConicQp& problem,
                                                         const InteriorPointOptions& options);
-std::unique_ptr<KktSystem> make_quasi_definite_system(const ConicQp& problem);
+// augmented: N = F^T F enters through F's rows ([C + W^2, F^T, A^T; F, -I, 0; A, 0, -E]),
+// otherwise N is assembled into the leading block.
+std::unique_ptr<KktSystem> make_quasi_definite_system(const ConicQp& problem, bool augmented);
 
 // The equality rows by themselves (equality_rows.cpp): those linearly dependent on the others
 // (numerically: a zero pivot of the LDL^T of A A^T with unit row norms), and the least-norm

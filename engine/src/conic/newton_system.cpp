@@ -247,9 +247,13 @@ std::unique_ptr<NewtonSystem> make_newton_system(const ConicQp& problem,
 
 std::unique_ptr<KktSystem> make_kkt_system(const ConicQp& problem,
                                            const InteriorPointOptions& options) {
-  if (problem.equality.rows() > 0 && options.backend == LinearBackend::cholmod &&
-      !options.dense_schur_complement) {
-    return make_quasi_definite_system(problem);
+  const bool direct = options.backend == LinearBackend::cholmod;
+  if (direct && options.augmented_kkt && problem.hessian->factor() != nullptr &&
+      (problem.equality.rows() == 0 || !options.dense_schur_complement)) {
+    return make_quasi_definite_system(problem, true);
+  }
+  if (problem.equality.rows() > 0 && direct && !options.dense_schur_complement) {
+    return make_quasi_definite_system(problem, false);
   }
   return make_schur_complement_system(problem, options);
 }

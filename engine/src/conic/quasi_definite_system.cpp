@@ -34,7 +34,28 @@
 // along a nearly dependent direction (s << delta) it converges slowly and the remaining error
 // goes into the next Newton step's residuals, which the interior point method removes like
 // an inexact Newton step. Rows dependent in A itself (a mechanism: every H) are refused
-// before the method starts (equality_rank.cpp), not regularized.
+// before the method starts (equality_rows.cpp), not regularized.
+//
+// The augmented form (InteriorPointOptions::augmented_kkt) applies the same factorization to
+// a problem whose N = F^T F is known (QuadraticFactor: F = (theta dt^2)^1/2 M^-1/2 H S in the
+// dynamic problem of the Krabbenhoft/NURBS chapter, eq. 4.15): F's rows join A's as rows
+// relaxed by the identity, F dx - w = 0, whose elimination gives back (N + C + W^2) dx,
+//
+//   [ C + W^2 + D_p     F^T         A^T     ]
+//   [      F         -I - D_f               ]
+//   [      A                     -E - D_d   ].
+//
+// That is the chapter's mixed form eq. 4.8 (forces and displacements both unknown) in the
+// interior point method's Newton step. Its nonzeros are the contacts' 2 x 2 blocks and F's six
+// entries per contact column: every contact couples two bodies, so it stays as sparse as the
+// contact graph, while N + C + W^2 couples every pair of contacts of a body (a dense clique of
+// ~70 rows for a non-convex particle with 35 contacts), and the body-space form
+// K = I + F (C + W^2)^-1 F^T (body_space_system.cpp) fixes the elimination order, contacts
+// first, whose pivots C + W^2 vanish on closed rigid contacts near the solution and blow up
+// K's entries along stiff chains. Here the ordering is AMD's, the pivots are bounded below by
+// the regularization, taken relative to diag(C + W^2 + F^T F) (the diagonal of the eliminated
+// Newton matrix) with its own delta (kAugmentedRegularization), and the refinement on the
+// unregularized matrix recovers the digits.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -49,6 +70,14 @@ namespace {
 
 // The regularization relative to the diagonals (see above).
 constexpr double kRegularization = 1e-8;
+// The augmented form's: just above rounding (50 epsilon). Its pivots C + W^2 of closed rigid
+// contacts fall to rounding relative to the diagonal near the solution (W^2 ~ mu / x^2), and
+// 1e-8 there makes the regularized matrix differ from the true one along every such contact,
+// hundreds of directions that the refinement then needs 40 GMRES iterations for, stalling at
+// 1e-12 (200 compacted disks, variational_step_benchmark: 45 Newton steps per time step
+// against 24 with 50 epsilon, one step diverged); 50 epsilon keeps the pivots' signs
+// (0 does not: 4 of 4 steps failed there) and the refinement takes 1-10 iterations to 1e-14.
+constexpr double kAugmentedRegularization = 1e-14;
 // Iterative refinement (GMRES-accelerated, refinement_gmres.hpp): until the equilibrated
 // residual is at this fraction of the equilibrated right-hand side (rounding), or after
 // kMaxRefinements solves.
@@ -57,16 +86,23 @@ constexpr int kMaxRefinements = 40;
 
 class QuasiDefiniteSystem final : public KktSystem {
  public:
-  explicit QuasiDefiniteSystem(const ConicQp& problem)
+  QuasiDefiniteSystem(const ConicQp& problem, bool augmented)
       : problem_(problem),
         dims_(problem.cone_dimensions),
         offsets_(cone_offsets(problem.cone_dimensions)),
         n_(problem.size()),
-        m_(static_cast<int>(problem.equality.rows())),
+        augmented_(augmented),
+        regularization_(augmented ? kAugmentedRegularization : kRegularization),
+        factor_rows_(augmented ? problem.hessian->factor()->blocks() *
+                                     problem.hessian->factor()->block_rows()
+                               : 0),
+        m_(factor_rows_ + static_cast<int>(problem.equality.rows())),
         h_diagonal_(n_),
+        n_diagonal_(VecX::Zero(n_)),
         primal_regularization_(n_),
         dual_regularization_(m_),
         weights_(n_ + m_) {
+    assemble_rows();
     assemble_pattern();
     factor_.analyze(matrix_);
   }
@@ -82,24 +118,22 @@ class QuasiDefiniteSystem final : public KktSystem {
       }
     }
     for (int j = 0; j < n_; ++j) {
-      h_diagonal_(j) = values[diagonal_[j]];
+      h_diagonal_(j) = values[diagonal_[j]] + n_diagonal_(j);
       if (!(h_diagonal_(j) > 0.0) || !std::isfinite(h_diagonal_(j))) return false;
-      primal_regularization_(j) = kRegularization * h_diagonal_(j);
+      primal_regularization_(j) = regularization_ * h_diagonal_(j);
       values[diagonal_[j]] += primal_regularization_(j);
       weights_(j) = 1.0 / std::sqrt(h_diagonal_(j));
     }
     // diag(A diag(H)^-1 A^T + E), the scale of the dual rows (A has no zero row:
-    // equality_rank.cpp).
-    const SparseMatrix& a = problem_.equality;
+    // equality_rows.cpp; a zero row of F has E = 1).
     for (int i = 0; i < m_; ++i) {
-      const double relaxation =
-          problem_.equality_relaxation.size() > 0 ? problem_.equality_relaxation(i) : 0.0;
+      const double relaxation = relaxation_(i);
       double schur = relaxation;
-      for (SparseMatrix::InnerIterator it(a, i); it; ++it) {
+      for (SparseMatrix::InnerIterator it(rows_, i); it; ++it) {
         schur += it.value() * it.value() / h_diagonal_(it.col());
       }
       if (!(schur > 0.0) || !std::isfinite(schur)) return false;
-      dual_regularization_(i) = kRegularization * schur;
+      dual_regularization_(i) = regularization_ * schur;
       values[diagonal_[n_ + i]] = -relaxation - dual_regularization_(i);
       weights_(n_ + i) = 1.0 / std::sqrt(schur);
     }
@@ -114,7 +148,7 @@ class QuasiDefiniteSystem final : public KktSystem {
              VecX& dx, VecX& dz, int& iterations) override {
     iterations = 0;
     VecX b(n_ + m_);
-    b << rhs, equality_rhs;
+    b << rhs, VecX::Zero(factor_rows_), equality_rhs;
     if (!b.allFinite()) return false;
     VecX d;
     const RefinementResult refined = refine_with_gmres(
@@ -123,7 +157,7 @@ class QuasiDefiniteSystem final : public KktSystem {
         kRefinementTarget * weights_.cwiseProduct(b).norm(), kMaxRefinements, d);
     if (!refined.solved) return false;
     dx = d.head(n_);
-    dz = -d.tail(m_);
+    dz = -d.tail(m_ - factor_rows_);
     return true;
   }
 
@@ -136,12 +170,53 @@ class QuasiDefiniteSystem final : public KktSystem {
     return out;
   }
 
-  // The lower triangle of K's pattern: N's, the cone blocks and the diagonal on the primal
-  // rows, A below them, the diagonal on the dual rows; base_values_ holds N + C and A.
-  void assemble_pattern() {
-    const SparseMatrix n_matrix = problem_.hessian->assemble();
+  // The dual rows [F; A] (F only in the augmented form) and their relaxation [I; E]; in the
+  // augmented form also diag(N) = diag(F^T F), the column norms of F squared.
+  void assemble_rows() {
+    relaxation_ = VecX::Zero(m_);
+    relaxation_.head(factor_rows_).setOnes();
+    if (problem_.equality_relaxation.size() > 0)
+      relaxation_.tail(m_ - factor_rows_) = problem_.equality_relaxation;
+    if (!augmented_) {
+      rows_ = problem_.equality;
+      return;
+    }
+    const QuadraticFactor& factor = *problem_.hessian->factor();
+    const int block_rows = factor.block_rows();
     std::vector<Eigen::Triplet<double>> triplets;
-    triplets.reserve(static_cast<std::size_t>(n_matrix.nonZeros() + problem_.equality.nonZeros()) +
+    triplets.reserve(2 * static_cast<std::size_t>(block_rows) * static_cast<std::size_t>(n_) +
+                     static_cast<std::size_t>(problem_.equality.nonZeros()));
+    std::array<int, 2> block;
+    std::array<QuadraticFactor::Columns, 2> columns;
+    for (std::size_t k = 0; k < dims_.size(); ++k) {
+      factor.cone_columns(offsets_[k], dims_[k], block, columns);
+      for (int side = 0; side < 2; ++side) {
+        if (block[side] < 0) continue;
+        for (int c = 0; c < dims_[k]; ++c) {
+          for (int r = 0; r < block_rows; ++r) {
+            const double value = columns[side](r, c);
+            if (value == 0.0) continue;
+            triplets.emplace_back(block[side] * block_rows + r, offsets_[k] + c, value);
+            n_diagonal_(offsets_[k] + c) += value * value;
+          }
+        }
+      }
+    }
+    for (int i = 0; i < problem_.equality.rows(); ++i) {
+      for (SparseMatrix::InnerIterator it(problem_.equality, i); it; ++it)
+        triplets.emplace_back(factor_rows_ + i, static_cast<int>(it.col()), it.value());
+    }
+    rows_.resize(m_, n_);
+    rows_.setFromTriplets(triplets.begin(), triplets.end());
+  }
+
+  // The lower triangle of K's pattern: N's (unless augmented), the cone blocks and the diagonal
+  // on the primal rows, [F; A] below them, the diagonal on the dual rows; base_values_ holds
+  // N + C and [F; A].
+  void assemble_pattern() {
+    const SparseMatrix n_matrix = augmented_ ? SparseMatrix(n_, n_) : problem_.hessian->assemble();
+    std::vector<Eigen::Triplet<double>> triplets;
+    triplets.reserve(static_cast<std::size_t>(n_matrix.nonZeros() + rows_.nonZeros()) +
                      6 * dims_.size() + static_cast<std::size_t>(n_ + m_));
     for (int row = 0; row < n_matrix.outerSize(); ++row) {
       for (SparseMatrix::InnerIterator it(n_matrix, row); it; ++it) {
@@ -158,7 +233,7 @@ class QuasiDefiniteSystem final : public KktSystem {
       triplets.emplace_back(j, j, problem_.compliance.size() > 0 ? problem_.compliance(j) : 0.0);
     }
     for (int i = 0; i < m_; ++i) {
-      for (SparseMatrix::InnerIterator it(problem_.equality, i); it; ++it) {
+      for (SparseMatrix::InnerIterator it(rows_, i); it; ++it) {
         triplets.emplace_back(n_ + i, static_cast<int>(it.col()), it.value());
       }
       triplets.emplace_back(n_ + i, n_ + i, 0.0);
@@ -190,12 +265,18 @@ class QuasiDefiniteSystem final : public KktSystem {
   const std::vector<int>& dims_;
   std::vector<int> offsets_;
   int n_;
-  int m_;
-  CholmodLdl::LowerMatrix matrix_;                 // K_reg, lower triangle
-  std::vector<double> base_values_;                // N + C and A on the pattern
-  std::vector<int> diagonal_;                      // position of each diagonal entry
+  bool augmented_;
+  double regularization_;            // delta (above)
+  int factor_rows_;                  // rows of F leading the dual rows (augmented form), else 0
+  int m_;                            // dual rows: F's and A's
+  SparseMatrix rows_;                // [F; A]
+  VecX relaxation_;                  // [I; E]
+  CholmodLdl::LowerMatrix matrix_;   // K_reg, lower triangle
+  std::vector<double> base_values_;  // N + C and A on the pattern
+  std::vector<int> diagonal_;        // position of each diagonal entry
   std::vector<std::array<int, 9>> block_entries_;  // cone block entries (a >= b)
-  VecX h_diagonal_;                                // diag(H)
+  VecX h_diagonal_;                                // diag(N + C + W^2)
+  VecX n_diagonal_;                                // diag(F^T F) (augmented), else 0
   VecX primal_regularization_;                     // D_p
   VecX dual_regularization_;                       // D_d
   VecX weights_;                                   // the equilibration S
@@ -204,8 +285,8 @@ class QuasiDefiniteSystem final : public KktSystem {
 
 }  // namespace
 
-std::unique_ptr<KktSystem> make_quasi_definite_system(const ConicQp& problem) {
-  return std::make_unique<QuasiDefiniteSystem>(problem);
+std::unique_ptr<KktSystem> make_quasi_definite_system(const ConicQp& problem, bool augmented) {
+  return std::make_unique<QuasiDefiniteSystem>(problem, augmented);
 }
 
 }  // namespace moreau::conic::detail

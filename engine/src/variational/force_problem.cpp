@@ -174,11 +174,14 @@ conic::InteriorPointOptions default_interior_point_options() {
   conic::InteriorPointOptions options;
   options.backend = conic::LinearBackend::cholmod;
   options.tolerance = 1e-8;
-  // The cone variables, N assembled: the body space (the stepper passes N = F^T F) is 3-4 times
-  // faster at 200 particles but at 1,520 non-convex particles its K = I + F D^-1 F^T (chains
-  // of stiff contact springs through the column) loses the digits the refinement needs, falls
-  // back to the cone variables and stops at the numerical limit (docs/variational.md "Cost").
+  // The augmented quasi-definite KKT matrix [C + W^2, F^T; F, -I] where the problem gives
+  // N = F^T F (the dynamic stepper): as sparse as the contact graph, unlike N + C + W^2 (a dense
+  // clique per particle), and with AMD's ordering and regularized pivots instead of the body
+  // space's K = I + F D^-1 F^T, which loses its digits along stiff contact chains and falls
+  // back to the cone variables (docs/variational.md "Cost"). Without a factor (the static
+  // problem) N is assembled.
   options.body_space = false;
+  options.augmented_kkt = true;
   return options;
 }
 

@@ -180,7 +180,7 @@ const StepReport& VariationalStepper::step() {
       world_, contacts, dx_free, options_.contact, history_, keys);
   // Body space: N = F^T F passed as F (the core factors 3 rows per body instead of N's
   // contact-by-contact couplings, docs/variational.md "Cost"); otherwise N assembled.
-  if (n > 0 && options_.interior_point.body_space)
+  if (n > 0 && (options_.interior_point.body_space || options_.interior_point.augmented_kkt))
     problem.hessian_factor = planar_factor(system, std::sqrt(theta) * dt);
   else if (n > 0)
     problem.hessian = (theta * dt * dt) * system.assemble();

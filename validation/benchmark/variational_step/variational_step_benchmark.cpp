@@ -108,14 +108,15 @@ World column(const std::string& family, long particles, double* gravity) {
   return world;
 }
 
-VariationalOptions options(bool body_space) {
+VariationalOptions options(const std::string& variant) {
   VariationalOptions o;
   o.time_step = kTimeStep;
   o.theta = kTheta;
   o.contact.stiffness = {kStiffness, 2.0 * kStiffness / 3.0};
   o.frictional = true;
   o.collision.margin = kMargin;
-  o.interior_point.body_space = body_space;
+  o.interior_point.body_space = variant == "body";
+  o.interior_point.augmented_kkt = variant == "kkt";
   return o;
 }
 
@@ -127,9 +128,9 @@ struct Timing {
   VecX first_impulses;
 };
 
-Timing run(const World& start, bool body_space, int steps) {
+Timing run(const World& start, const std::string& variant, int steps) {
   World world = start;
-  VariationalStepper stepper(world, options(body_space));
+  VariationalStepper stepper(world, options(variant));
   Timing t;
   for (int s = 0; s < steps; ++s) {
     const double begin = process_seconds();
@@ -142,7 +143,11 @@ Timing run(const World& start, bool body_space, int steps) {
       ++t.failed;
       std::cout << "  step " << s << " not converged: "
                 << conic::to_string(variational_details(report).interior_point.status) << " "
-                << variational_details(report).interior_point.message << "\n";
+                << variational_details(report).interior_point.message << " (primal residual "
+                << variational_details(report).interior_point.primal_residual
+                << ", complementarity "
+                << variational_details(report).interior_point.complementarity << ", Newton steps "
+                << variational_details(report).interior_point.newton_steps << ")\n";
     }
     if (s == 0) t.first_impulses = report.impulses;
   }
@@ -165,7 +170,7 @@ int main(int argc, char** argv) {
   World world = column(family, particles, &gravity);
   {
     world.gravity *= kCompactionGravity;
-    VariationalStepper compaction(world, options(false));
+    VariationalStepper compaction(world, options("cone"));
     for (int s = 0; s < kCompactionSteps; ++s) compaction.step();
     world.gravity /= kCompactionGravity;
     for (RigidBody& b : world.bodies) b.set_velocity(Vec6::Zero());
@@ -174,7 +179,7 @@ int main(int argc, char** argv) {
   std::vector<VecX> first;
   std::stringstream list(variants);
   for (std::string variant; std::getline(list, variant, ',');) {
-    const Timing t = run(world, variant == "body", steps);
+    const Timing t = run(world, variant, steps);
     std::cout << variant << ": contacts/step " << t.contacts / steps << ", Newton steps/step "
               << static_cast<double>(t.newton) / steps << ", not converged " << t.failed
               << ", solve CPU s/step " << t.solve_cpu / steps << ", step CPU s/step "

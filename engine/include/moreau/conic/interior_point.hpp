@@ -111,6 +111,13 @@ struct InteriorPointOptions {
       BodySpacePreconditioner::symmetric_gauss_seidel;
   // CG back-end: start the corrector's CG from the predictor's solution.
   bool warm_start_corrector = true;
+  // Direct back-end where N = F^T F is known (QuadraticFactor): factor the augmented
+  // quasi-definite KKT matrix [C + W^2, F^T; F, -I] (quasi_definite_system.cpp: one row per
+  // cone variable and one per body row of F, as the mixed force-displacement form of the
+  // Krabbenhoft/NURBS chapter eq. 4.8 keeps them) by a sparse LDL^T instead of N + C + W^2
+  // (a dense clique per body) or the body-space K = I + F D^-1 F^T (which loses digits along
+  // stiff contact chains). Takes precedence over body_space for the direct back-end.
+  bool augmented_kkt = false;
   // Direct back-end with equality constraints: eliminate them by the dense Schur complement
   // A H^-1 A^T (one CHOLMOD solve per row, a dense LDL^T) instead of the sparse
   // quasi-definite KKT factorization. For comparison only: cubic in the rows, and it loses
