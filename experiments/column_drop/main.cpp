@@ -13,6 +13,7 @@
 #include "column.hpp"
 #include "deposit.hpp"
 #include "moreau/harness/experiment.hpp"
+#include "moreau/harness/piece_pool.hpp"
 #include "moreau/harness/resumable_run.hpp"
 #include "moreau/model/shape_families.hpp"
 #include "release.hpp"
@@ -130,13 +131,15 @@ void check(ExperimentResults& results, const std::vector<Run>& runs, bool full) 
 // checkpoint ("Resuming from checkpoints"); --particles sets the count between the two scales;
 // --family and --friction run one family or one of the two releases (both start from the same
 // settled column, so they can run as two processes whose checkpoints are merged), leaving the
-// checks, which compare families and releases, unchecked; --interrupt-after stops every piece
-// after N steps as if killed (resume_test.cmake).
+// checks, which compare families and releases, unchecked; --pieces runs that many pieces at
+// once, each on one thread; --interrupt-after stops every piece after N steps as if killed
+// (resume_test.cmake).
 struct Options {
   bool resume = false;
   std::optional<long> particles;
   std::optional<std::string> family;
   std::optional<double> mu;
+  int pieces = 1;
   long interrupt_after = -1;
 };
 
@@ -147,34 +150,62 @@ ExperimentOptions declare(Options& o) {
   own.option("--family", o.family, "run only this family")
       .choices({"disk", "angular", "non_convex"});
   own.option("--friction", o.mu, "run only the release of this mu").choices({"0.5", "0"});
+  own.option("--pieces", o.pieces, "pieces (settlings, releases) run at once, each on one thread")
+      .within(1);
   own.option("--interrupt-after", o.interrupt_after,
              "test hook: every piece stops after N steps as if killed")
       .within(0);
   return own;
 }
 
-// One family: its column settled, then released at mu = 0.5 and 0 (those `o` asks for).
-void run_family(ExperimentResults& results, std::vector<Run>& runs, Family family,
-                const Setup& setup, const ShapeFamilies& shapes, double margin, const Options& o,
-                const Persistence& persistence) {
-  const Settled settled = settle(setup, shapes, family, margin,
-                                 persistence.child(std::string(name(family)) + "_settle"));
-  const std::string p = std::string(name(family)) + ": ";
+// The pieces of one family: its column settled, then released at mu = 0.5 and 0 (those `o`
+// asks for), each release from the settled column.
+struct FamilyPieces {
+  Family family = Family::disk;
+  Settled settled;
+  std::vector<double> frictions;
+  std::vector<Run> releases;  // in the order of `frictions`
+};
+
+std::string piece_name(Family family, double mu) {
+  return std::string(name(family)) + (mu > 0 ? "_mu0.5" : "_mu0");
+}
+
+// Queues the settling of `f`, which queues its releases when it ends (first: they continue it).
+void queue_family(PiecePool& pool, FamilyPieces& f, const Setup& setup, const ShapeFamilies& shapes,
+                  double margin, const Persistence& persistence) {
+  pool.add([&pool, &f, &setup, &shapes, margin, persistence] {
+    f.settled = settle(setup, shapes, f.family, margin,
+                       persistence.child(std::string(name(f.family)) + "_settle"));
+    // At the front of the queue in the order of `frictions`.
+    for (std::size_t k = f.frictions.size(); k-- > 0;) {
+      const double mu = f.frictions[k];
+      pool.add(
+          [&f, &setup, margin, persistence, mu, k] {
+            const long steps = mu > 0 ? setup.steps_friction : setup.steps_frictionless;
+            f.releases[k] = release(f.settled, f.family, mu, steps, margin, setup.gravity,
+                                    persistence.child(piece_name(f.family, mu)));
+          },
+          true);
+    }
+  });
+}
+
+void report_family(ExperimentResults& results, std::vector<Run>& runs, const FamilyPieces& f,
+                   const Setup& setup, const Options& o) {
+  const Settled& settled = f.settled;
+  const std::string p = std::string(name(f.family)) + ": ";
   results.measure(p + "settling steps", settled.steps, "");
   results.measure(p + "settling wall time", settled.seconds, "s");
-  const double aspect = settled.height / setup.width[static_cast<int>(family)];
+  const double aspect = settled.height / setup.width[static_cast<int>(f.family)];
   results.measure(p + "settled H0 / L0", aspect, "");
-  if (!o.family) results.check(std::string("settled_aspect_") + name(family), aspect);
+  if (!o.family) results.check(std::string("settled_aspect_") + name(f.family), aspect);
   results.measure(p + "settling, largest overlap", settled.max_overlap, "m");
   results.measure(p + "settling, steps not converged", settled.non_converged, "");
-  std::cerr << "column_drop: " << name(family) << " settled in " << settled.steps << " steps ("
+  std::cerr << "column_drop: " << name(f.family) << " settled in " << settled.steps << " steps ("
             << settled.seconds << " s), H0/L0 = " << aspect << "\n";
-  for (double mu : {0.5, 0.0}) {
-    if (o.mu && mu != *o.mu) continue;
-    const long steps = mu > 0 ? setup.steps_friction : setup.steps_frictionless;
-    const std::string piece = std::string(name(family)) + (mu > 0 ? "_mu0.5" : "_mu0");
-    runs.push_back(
-        release(settled, family, mu, steps, margin, setup.gravity, persistence.child(piece)));
+  for (const Run& run : f.releases) {
+    runs.push_back(run);
     measure_run(results, runs.back());
     std::cerr << "column_drop: " << runs.back().label() << " slope " << runs.back().slope.angle_deg
               << " spread " << runs.back().spread << "\n";
@@ -188,8 +219,10 @@ int main(int argc, char** argv) {
   return run_experiment(
       argc, argv, "column_drop", declare(o),
       [&o](const ExperimentArguments& args, ExperimentResults& results) {
+        // Progress lines of pieces running at once reach stderr whole.
+        LineStream progress(std::cerr);
         Persistence persistence =
-            experiment_persistence(args.output_directory, args.full(), o.resume, std::cerr);
+            experiment_persistence(args.output_directory, args.full(), o.resume, progress);
         persistence.interrupt_after = o.interrupt_after;
         const ShapeFamilies shapes = make_shape_families();
         const long particles =
@@ -201,10 +234,30 @@ int main(int argc, char** argv) {
         results.measure("collision margin of the release", margin, "m");
         results.measure("steps, mu = 0.5", setup.steps_friction, "");
         results.measure("steps, mu = 0", setup.steps_frictionless, "");
+        results.measure("pieces run at once", o.pieces, "", "each on one thread");
+        std::vector<FamilyPieces> families;
+        for (Family family : {Family::disk, Family::angular, Family::non_convex}) {
+          if (o.family && *o.family != name(family)) continue;
+          FamilyPieces f;
+          f.family = family;
+          for (double mu : {0.5, 0.0})
+            if (!o.mu || mu == *o.mu) f.frictions.push_back(mu);
+          f.releases.resize(f.frictions.size());
+          families.push_back(std::move(f));
+        }
+        // One at a time in the families' order; at once the longest (the non-convex column's)
+        // first, so that the last piece to end is a short one.
+        PiecePool pool(o.pieces);
+        if (o.pieces == 1) {
+          for (FamilyPieces& f : families)
+            queue_family(pool, f, setup, shapes, margin, persistence);
+        } else {
+          for (auto f = families.rbegin(); f != families.rend(); ++f)
+            queue_family(pool, *f, setup, shapes, margin, persistence);
+        }
+        pool.wait();
         std::vector<Run> runs;
-        for (Family family : {Family::disk, Family::angular, Family::non_convex})
-          if (!o.family || *o.family == name(family))
-            run_family(results, runs, family, setup, shapes, margin, o, persistence);
+        for (const FamilyPieces& f : families) report_family(results, runs, f, setup, o);
         if (runs.size() == 6) check(results, runs, args.full());
         write_series(results, args.output_directory, runs);
         write_snapshots(results, args.output_directory, runs);

@@ -2,6 +2,7 @@
 // verdicts, stale known-difference flags, bounds and the exit code; and, over every entry of
 // every reference/*/expected.json, that each check can fail.
 #define BOOST_TEST_MODULE harness
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <filesystem>
@@ -9,14 +10,19 @@
 #include <iterator>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <sstream>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "moreau/core/error.hpp"
 #include "moreau/harness/experiment.hpp"
+#include "moreau/harness/piece_pool.hpp"
 #include "moreau/harness/results.hpp"
 #include "moreau/harness/stepping.hpp"
 #include "moreau/harness/table.hpp"
@@ -468,3 +474,76 @@ BOOST_AUTO_TEST_CASE(run_experiment_writes_results_as_the_body_ends_it) {
 
 }  // namespace
 }  // namespace moreau
+
+// Pieces run at once (moreau/harness/piece_pool.hpp): pieces that queue their continuations all
+// run, one worker keeps the queue's order, a piece's exception reaches wait(), and lines
+// written to LineStreams from several threads arrive whole.
+BOOST_AUTO_TEST_CASE(a_piece_pool_runs_every_piece_and_its_continuations) {
+  for (const int workers : {1, 2, 3}) {
+    BOOST_TEST_CONTEXT("workers " << workers) {
+      moreau::resumable::PiecePool pool(workers);
+      std::vector<int> done(9, 0);
+      std::mutex order_mutex;
+      std::vector<int> order;
+      for (int family = 0; family < 3; ++family) {
+        pool.add([&, family] {
+          done[3 * family] = 1;
+          {
+            const std::lock_guard<std::mutex> lock(order_mutex);
+            order.push_back(3 * family);
+          }
+          for (int k = 2; k >= 1; --k) {
+            pool.add(
+                [&, family, k] {
+                  done[3 * family + k] = done[3 * family];  // after its settling
+                  const std::lock_guard<std::mutex> lock(order_mutex);
+                  order.push_back(3 * family + k);
+                },
+                true);
+          }
+        });
+      }
+      pool.wait();
+      BOOST_TEST(std::count(done.begin(), done.end(), 1) == 9);
+      if (workers == 1) {
+        BOOST_TEST(order == std::vector<int>({0, 1, 2, 3, 4, 5, 6, 7, 8}),
+                   boost::test_tools::per_element());
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_piece_pool_rethrows_a_pieces_failure) {
+  for (const int workers : {1, 2}) {
+    moreau::resumable::PiecePool pool(workers);
+    int after = 0;
+    pool.add([] { throw std::runtime_error("piece failed"); });
+    pool.add([&after] { ++after; });
+    BOOST_CHECK_THROW(pool.wait(), std::runtime_error);
+    if (workers == 1) BOOST_TEST(after == 0);  // nothing starts after the failure
+  }
+  BOOST_CHECK_THROW(moreau::resumable::PiecePool(0), moreau::InputError);
+}
+
+BOOST_AUTO_TEST_CASE(line_streams_write_whole_lines) {
+  std::ostringstream target;
+  {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&target, t] {
+        moreau::resumable::LineStream out(target);
+        for (int i = 0; i < 200; ++i) out << "thread " << t << " line " << i << " end\n";
+      });
+    }
+    for (std::thread& t : threads) t.join();
+  }
+  std::istringstream lines(target.str());
+  int count = 0;
+  for (std::string line; std::getline(lines, line); ++count) {
+    BOOST_TEST_REQUIRE(line.rfind("thread ", 0) == 0u);
+    BOOST_TEST_REQUIRE(line.size() >= 4u);
+    BOOST_TEST_REQUIRE(line.substr(line.size() - 4) == " end");
+    BOOST_TEST_REQUIRE(line.find("thread", 1) == std::string::npos);  // no other line inside
+  }
+  BOOST_TEST(count == 800);
+}
