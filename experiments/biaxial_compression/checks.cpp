@@ -41,17 +41,20 @@ bool grows_with_angularity(const std::vector<Outcome>& outcomes, double k,
 
 namespace biaxial {
 
-void run_checks(moreau::ExperimentResults& results, const std::vector<Outcome>& outcomes) {
+void run_checks(moreau::ExperimentResults& results, const std::vector<Outcome>& outcomes,
+                bool full) {
   const double rigid = std::numeric_limits<double>::infinity();
   const Family families[] = {Family::disk, Family::angular, Family::non_convex};
-  results.check(
-      "peak_strength_grows_with_angularity",
-      grows_with_angularity(outcomes, 1e8, [](const ResponseMeasures& m) { return m.peak; }),
-      "peak sigma_1 - sigma_3 at k_N = 1e8: disk < angular < non-convex");
-  results.check(
-      "dilatancy_grows_with_angularity",
-      grows_with_angularity(outcomes, 1e8, [](const ResponseMeasures& m) { return m.dilation; }),
-      "largest volume increase -eps_v at k_N = 1e8: disk < angular < non-convex");
+  if (full) {
+    results.check(
+        "peak_strength_grows_with_angularity",
+        grows_with_angularity(outcomes, 1e8, [](const ResponseMeasures& m) { return m.peak; }),
+        "peak sigma_1 - sigma_3 at k_N = 1e8: disk < angular < non-convex");
+    results.check(
+        "dilatancy_grows_with_angularity",
+        grows_with_angularity(outcomes, 1e8, [](const ResponseMeasures& m) { return m.dilation; }),
+        "largest volume increase -eps_v at k_N = 1e8: disk < angular < non-convex");
+  }
   double worst = 0.0;
   bool suppressed = true, compaction = true, complete = true;
   for (Family f : families) {
@@ -74,8 +77,10 @@ void run_checks(moreau::ExperimentResults& results, const std::vector<Outcome>& 
   results.check("stiff_response_close_to_rigid", worst,
                 "largest over the families of |mean q(1e8) - mean q(inf)| / (standard deviation "
                 "of the rigid q over eps_a >= 2/3 of the final strain), q = sigma_1 - sigma_3");
-  results.check("soft_contacts_suppress_initial_peak", suppressed,
-                "q at load step 1 / peak q is smaller at k_N = 1e5 than at 1e8, every family");
+  if (full) {
+    results.check("soft_contacts_suppress_initial_peak", suppressed,
+                  "q at load step 1 / peak q is smaller at k_N = 1e5 than at 1e8, every family");
+  }
   results.check("soft_contacts_compact_then_dilate", compaction,
                 "at k_N = 1e5 eps_v > 0 at some step and the largest dilation exceeds it, every "
                 "family");

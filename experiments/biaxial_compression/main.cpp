@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
           return moreau::RunEnd::part_without_results;
         }
         results.add_file("curves.csv", "raw");
-        run_checks(results, outcomes);
+        run_checks(results, outcomes, args.full());
         results.add_file("biaxial_compression.png", "figure");
         return moreau::RunEnd::checked;
       });
