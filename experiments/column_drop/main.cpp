@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -171,20 +172,36 @@ std::string piece_name(Family family, double mu) {
   return std::string(name(family)) + (mu > 0 ? "_mu0.5" : "_mu0");
 }
 
+// The persistence of one piece, its progress lines through the piece's own LineStream (a
+// stream is written by one thread at a time; the lines reach the experiment's stream whole).
+Persistence piece_persistence(const Persistence& persistence, const std::string& piece,
+                              std::unique_ptr<LineStream>& progress) {
+  Persistence own = persistence.child(piece);
+  if (own.progress != nullptr) {
+    progress = std::make_unique<LineStream>(*own.progress);
+    own.progress = progress.get();
+  }
+  return own;
+}
+
 // Queues the settling of `f`, which queues its releases when it ends (first: they continue it).
 void queue_family(PiecePool& pool, FamilyPieces& f, const Setup& setup, const ShapeFamilies& shapes,
                   double margin, const Persistence& persistence) {
   pool.add([&pool, &f, &setup, &shapes, margin, persistence] {
-    f.settled = settle(setup, shapes, f.family, margin,
-                       persistence.child(std::string(name(f.family)) + "_settle"));
+    std::unique_ptr<LineStream> settle_progress;
+    f.settled = settle(
+        setup, shapes, f.family, margin,
+        piece_persistence(persistence, std::string(name(f.family)) + "_settle", settle_progress));
     // At the front of the queue in the order of `frictions`.
     for (std::size_t k = f.frictions.size(); k-- > 0;) {
       const double mu = f.frictions[k];
       pool.add(
           [&f, &setup, margin, persistence, mu, k] {
             const long steps = mu > 0 ? setup.steps_friction : setup.steps_frictionless;
-            f.releases[k] = release(f.settled, f.family, mu, steps, margin, setup.gravity,
-                                    persistence.child(piece_name(f.family, mu)));
+            std::unique_ptr<LineStream> progress;
+            f.releases[k] =
+                release(f.settled, f.family, mu, steps, margin, setup.gravity,
+                        piece_persistence(persistence, piece_name(f.family, mu), progress));
           },
           true);
     }
@@ -219,10 +236,9 @@ int main(int argc, char** argv) {
   return run_experiment(
       argc, argv, "column_drop", declare(o),
       [&o](const ExperimentArguments& args, ExperimentResults& results) {
-        // Progress lines of pieces running at once reach stderr whole.
-        LineStream progress(std::cerr);
+        // Each piece writes its progress lines through its own LineStream (piece_persistence).
         Persistence persistence =
-            experiment_persistence(args.output_directory, args.full(), o.resume, progress);
+            experiment_persistence(args.output_directory, args.full(), o.resume, std::cerr);
         persistence.interrupt_after = o.interrupt_after;
         const ShapeFamilies shapes = make_shape_families();
         const long particles =

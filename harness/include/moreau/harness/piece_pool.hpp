@@ -40,7 +40,8 @@ class PiecePool {
 
 // A stream whose lines reach `target` whole: the progress lines of pieces running at once
 // would otherwise interleave within a line. Writes a line under one lock shared by every
-// LineStream of the process.
+// LineStream of the process. One LineStream per thread (per piece): like any std::ostream it
+// is not to be written from two threads at once.
 class LineStream : public std::ostream {
  public:
   explicit LineStream(std::ostream& target);
