@@ -178,8 +178,9 @@ const StepReport& VariationalStepper::step() {
   const std::vector<variational::ContactKey> keys = variational::contact_keys(contacts);
   variational::ForceProblem problem = variational::contact_force_problem(
       world_, contacts, dx_free, options_.contact, history_, keys);
-  // Body space: N = F^T F passed as F (the core factors 3 rows per body instead of N's
-  // contact-by-contact couplings, docs/variational.md "Cost"); otherwise N assembled.
+  // N = F^T F passed as F where the core uses it (the augmented KKT matrix, the default, or the
+  // body space: both factor F's 3 rows per body instead of N's contact-by-contact couplings,
+  // docs/variational.md "Cost"); otherwise N assembled.
   if (n > 0 && (options_.interior_point.body_space || options_.interior_point.augmented_kkt))
     problem.hessian_factor = planar_factor(system, std::sqrt(theta) * dt);
   else if (n > 0)
