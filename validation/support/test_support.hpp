@@ -43,6 +43,18 @@ inline World floor_world(double mu, double gravity, Dimension dimension = Dimens
   return world;
 }
 
+// Fixed vertical walls (half-spaces facing inwards) at x = -half_width and x = half_width: a
+// box on floor_world's floor.
+inline void add_side_walls(World& world, double half_width) {
+  for (const double x : {-half_width, half_width}) {
+    RigidBody wall;
+    wall.motion = Motion::fixed;
+    wall.shape.geometry = HalfSpace{Vec3(x < 0 ? 1.0 : -1.0, 0.0, 0.0)};
+    wall.position = Vec3(x, 0.0, 0.0);
+    world.add_body(wall);
+  }
+}
+
 // A solid ball (disk in 2D) of the given density; returns its body index.
 inline int add_ball(World& world, double radius, double density, const Vec3& position,
                     const Vec3& velocity = Vec3::Zero()) {

@@ -158,13 +158,7 @@ BOOST_AUTO_TEST_CASE(factored_steps_match_the_assembled_steps) {
   for (const FactorForm form : {FactorForm::body_space, FactorForm::augmented_kkt})
     for (const double k : {1e6, kInf}) {
       World world = test::floor_world(0.5, 9.81, Dimension::two);
-      for (const double x : {-0.2, 0.2}) {
-        RigidBody wall;
-        wall.motion = Motion::fixed;
-        wall.shape.geometry = HalfSpace{Vec3(x < 0 ? 1.0 : -1.0, 0.0, 0.0)};
-        wall.position = Vec3(x, 0.0, 0.0);
-        world.add_body(wall);
-      }
+      test::add_side_walls(world, 0.2);
       for (int i = 0; i < 12; ++i) {
         const double r = i % 2 == 0 ? 0.05 : 0.035;
         test::add_ball(world, r, 1000.0,
@@ -188,6 +182,7 @@ BOOST_AUTO_TEST_CASE(factored_steps_match_the_assembled_steps) {
           BOOST_TEST_REQUIRE(a.contacts.size() == b.contacts.size());
           BOOST_TEST(a.solver_stats.converged);
           BOOST_TEST(b.solver_stats.converged);
+          if (b.impulses.size() == 0) continue;  // every detected contact screened out
           const double scale = std::max(b.impulses.cwiseAbs().maxCoeff(), 1e-3 * 9.81 * 5e-3);
           BOOST_TEST((a.impulses - b.impulses).cwiseAbs().maxCoeff() <= 1e-6 * scale);
         }

@@ -57,6 +57,28 @@ SparseMatrix scaling_matrix(const VecX& friction, const ConeLayout& layout) {
   return s;
 }
 
+}  // namespace
+
+double stop_displacement_scale(const ForceProblem& problem) {
+  if (problem.displacement_scale > 0.0) return problem.displacement_scale;
+  // |r|_inf of the core's r = S^T (c - C_T q0) (solve_force_problem), entries at the rounding
+  // level of a length counted as zero there.
+  double r_max = 0.0;
+  for (int i = 0; i < problem.contact_count(); ++i) {
+    double tangential = problem.linear(2 * i + 1);
+    if (problem.compliance.size() > 0 && problem.shear_history.size() > 0)
+      tangential -= problem.compliance(2 * i + 1) * problem.shear_history(i);
+    const double rounding = kRoundingLength * problem.length_scale;
+    if (std::abs(problem.linear(2 * i)) > rounding)
+      r_max = std::max(r_max, std::abs(problem.linear(2 * i)));
+    if (std::abs(tangential) > rounding)
+      r_max = std::max(r_max, std::abs(problem.friction(i) * tangential));
+  }
+  return r_max > 0.0 ? r_max : problem.length_scale;
+}
+
+namespace {
+
 // The core's default stop measures are relative to |r| and |x| (interior_point.hpp); the
 // relative complementarity |x o y| / (|x| |r|) stays O(1) when the forces vanish (every contact
 // opens in the step), and |r| vanishes for a static problem at rest. Here, per cone k, with the
@@ -66,8 +88,7 @@ SparseMatrix scaling_matrix(const VecX& friction, const ConeLayout& layout) {
 //   open one), the core's relative primal residual, and |A x + E z - b| / F, all <= tolerance.
 conic::StopTest stop_test(const conic::ConicQp& qp, const ForceProblem& problem, double tolerance) {
   const double r_norm = qp.linear.norm();
-  const double r_max = qp.linear.size() > 0 ? qp.linear.cwiseAbs().maxCoeff() : 0.0;
-  const double scale = r_max > 0.0 ? r_max : problem.length_scale;
+  const double scale = stop_displacement_scale(problem);
   const double force_scale = problem.force_scale;
   const double length_scale = problem.length_scale;
   const std::vector<int> offsets = conic::cone_offsets(qp.cone_dimensions);
@@ -167,6 +188,9 @@ void ForceProblem::validate() const {
   }
   if (!(force_scale >= 0.0) || !std::isfinite(force_scale)) {
     throw InputError("variational force problem: force_scale must be finite and >= 0");
+  }
+  if (!(displacement_scale >= 0.0) || !std::isfinite(displacement_scale)) {
+    throw InputError("variational force problem: displacement_scale must be finite and >= 0");
   }
 }
 

@@ -1,5 +1,6 @@
 #include "moreau/variational/shear_history.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -45,6 +46,17 @@ long ShearHistory::persistent(const std::vector<ContactKey>& keys) const {
   long count = 0;
   for (const ContactKey& key : keys) count += forces_.count(key) > 0 ? 1 : 0;
   return count;
+}
+
+double ShearHistory::largest_force() const {
+  double largest = 0.0;
+  for (const auto& [key, force] : forces_) largest = std::max(largest, force.norm());
+  return largest;
+}
+
+double ShearHistory::carried_force(const ContactKey& key) const {
+  const auto found = forces_.find(key);
+  return found != forces_.end() ? found->second.norm() : 0.0;
 }
 
 namespace {

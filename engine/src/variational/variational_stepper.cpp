@@ -107,6 +107,9 @@ const OptionTable<VariationalOptions>& VariationalOptions::fields() {
       // The chapter's eq. 4.7: theta in [1/2, 1], e = (1 - theta) / theta.
       number_option("theta", &O::theta, Bounds::closed(0.5, 1.0))
           .described("theta of eq. 4.4-4.6; restitution e = (1 - theta) / theta (eq. 4.7)"),
+      bool_option("screen_contacts", &O::screen_contacts)
+          .described("solve with the contacts a step can close and prove the others open "
+                     "(same solution, fewer contacts)"),
       stiffness("k_n", &variational::ContactStiffness::normal,
                 "normal contact stiffness k_N of eq. 4.8; \"inf\": rigid"),
       stiffness("k_t", &variational::ContactStiffness::tangential,
@@ -146,16 +149,88 @@ void VariationalStepper::set_time_step(double dt) {
   options_ = std::move(changed);
 }
 
+namespace {
+
+// Contact screening (VariationalOptions::screen_contacts). The force problem (Krabbenhoft/NURBS
+// chapter eq. 4.15) is convex, so leaving out contacts changes nothing if the solution of the
+// rest, with zero force on the ones left out, satisfies their constraints: their end-of-step
+// relative displacement d = g0 e_n + H^T dx must lie in the dual cone d_n >= mu |d_t| (the
+// dilated kinematic condition of eq. 4.11-4.14 with p = q = 0), which is then the whole
+// problem's optimality condition for them. A contact carrying a shear history enters always
+// (its q0 pulls on q even at p = 0), unless that history is below the core's resolution.
+
+// Twice a pair's approach speed at the step's start, over the step: the first working set holds
+// the contacts whose gap one step can close even if the step's impulses double the speeds (a
+// body at rest that is struck); the check below catches the rest.
+constexpr double kScreeningSpeedFactor = 2.0;
+
+// A bound on the speed at which a pair's gap closes at the step's start (with the step's
+// external impulse, v_free): |v_a - v_b| + |omega_a| R_a + |omega_b| R_b with R the bounding
+// radius. Relative, so that the grains of a flowing mass that move together keep their open
+// contacts out of the solve.
+class ApproachBound {
+ public:
+  ApproachBound(const World& world, const VecX& v_free)
+      : linear_(world.bodies.size()), spin_(world.bodies.size(), 0.0) {
+    for (std::size_t b = 0; b < world.bodies.size(); ++b) {
+      const auto v = v_free.segment<6>(kBodyDofs * static_cast<Eigen::Index>(b));
+      linear_[b] = v.head<3>();
+      const double omega = v.tail<3>().norm();
+      if (omega > 0.0) spin_[b] = omega * bounding_radius(world.bodies[b].shape.geometry);
+    }
+  }
+  double operator()(int a, int b) const {
+    const Vec3 va = a >= 0 ? linear_[a] : Vec3::Zero(), vb = b >= 0 ? linear_[b] : Vec3::Zero();
+    return (va - vb).norm() + (a >= 0 ? spin_[a] : 0.0) + (b >= 0 ? spin_[b] : 0.0);
+  }
+
+ private:
+  std::vector<Vec3> linear_;
+  std::vector<double> spin_;
+};
+
+// The part of `full` (a dynamic problem: no hessian or equality yet) on the contacts `chosen`.
+variational::ForceProblem select_contacts(const variational::ForceProblem& full,
+                                          const std::vector<int>& chosen) {
+  const auto n = static_cast<Eigen::Index>(chosen.size());
+  variational::ForceProblem part;
+  part.length_scale = full.length_scale;
+  part.force_scale = full.force_scale;
+  part.displacement_scale = full.displacement_scale;
+  part.friction.resize(n);
+  part.linear.resize(2 * n);
+  if (full.compliance.size() > 0) part.compliance.resize(2 * n);
+  if (full.shear_history.size() > 0) part.shear_history.resize(n);
+  for (Eigen::Index k = 0; k < n; ++k) {
+    const Eigen::Index i = chosen[k];
+    part.friction(k) = full.friction(i);
+    part.linear.segment<2>(2 * k) = full.linear.segment<2>(2 * i);
+    if (full.compliance.size() > 0)
+      part.compliance.segment<2>(2 * k) = full.compliance.segment<2>(2 * i);
+    if (full.shear_history.size() > 0) part.shear_history(k) = full.shear_history(i);
+  }
+  return part;
+}
+
+template <class T>
+std::vector<T> pick(const std::vector<T>& all, const std::vector<int>& chosen) {
+  std::vector<T> picked;
+  picked.reserve(chosen.size());
+  for (int i : chosen) picked.push_back(all[i]);
+  return picked;
+}
+
+}  // namespace
+
 const StepReport& VariationalStepper::step() {
   const double dt = options_.time_step;
   const double theta = options_.theta;
   const int body_count = static_cast<int>(world_.bodies.size());
   StepReport report;
   report.rows_per_contact = 2;
-  report.contacts = detect_contacts(world_, options_.collision, &report.collision_stats);
-  const std::vector<Contact>& contacts = report.contacts;
-  const int n = static_cast<int>(contacts.size());
-  report.active_contacts = n;
+  const std::vector<Contact> detected =
+      detect_contacts(world_, options_.collision, &report.collision_stats);
+  const int detected_count = static_cast<int>(detected.size());
 
   // v0, the velocity without contacts v_free = v0 + dt M^-1 f_ext and the displacement without
   // contacts dx_free = dt v0 + theta dt^2 M^-1 f_ext (M_bar^-1 f_bar0 of eq. 4.4-4.5);
@@ -174,35 +249,104 @@ const StepReport& VariationalStepper::step() {
     dx_free.segment<6>(kBodyDofs * b) = dt * v + theta * dt * dv;
   }
 
-  ContactSystem system(world_, contacts, 2);
-  const std::vector<variational::ContactKey> keys = variational::contact_keys(contacts);
-  variational::ForceProblem problem = variational::contact_force_problem(
-      world_, contacts, dx_free, options_.contact, history_, keys);
-  // N = F^T F passed as F where the core uses it (the augmented KKT matrix, the default, or the
-  // body space: both factor F's 3 rows per body instead of N's contact-by-contact couplings,
-  // docs/variational.md "Cost"); otherwise N assembled.
-  if (n > 0 && (options_.interior_point.body_space || options_.interior_point.augmented_kkt))
-    problem.hessian_factor = planar_factor(system, std::sqrt(theta) * dt);
-  else if (n > 0)
-    problem.hessian = (theta * dt * dt) * system.assemble();
-  problem.force_scale = variational::mean_particle_weight(world_, problem.length_scale / (dt * dt));
-  VecX displacement = problem.linear;  // g0 e_n + H^T dx_free
-  for (int i = 0; i < n; ++i) displacement(2 * i) -= contacts[i].gap;
-  VariationalStepDetails details;
-  details.shear_history = problem.shear_history.size() > 0 ? problem.shear_history : VecX::Zero(n);
-  details.persistent_contacts = options_.contact.rigid_tangential() ? 0 : history_.persistent(keys);
+  // The whole problem's vectors (cheap: one row pair per contact); the solve takes the working
+  // set, with the whole problem's stop-test scale.
+  const std::vector<variational::ContactKey> detected_keys = variational::contact_keys(detected);
+  variational::ForceProblem whole = variational::contact_force_problem(
+      world_, detected, dx_free, options_.contact, history_, detected_keys);
+  whole.force_scale = variational::mean_particle_weight(world_, whole.length_scale / (dt * dt));
+  if (detected_count > 0) whole.displacement_scale = variational::stop_displacement_scale(whole);
 
-  const std::clock_t cpu_start = std::clock();
-  variational::ForceSolution solution =
-      variational::solve_force_problem(problem, options_.interior_point);
-  report.solve_cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+  std::vector<char> working(detected.size(), 1);
+  if (options_.screen_contacts) {
+    const ApproachBound approach(world_, v_free);
+    // A carried force at the core's resolution of forces is no history: an open contact's
+    // residual force is at most tolerance x max(|f|_inf, force_scale) (force_problem.cpp; the
+    // largest carried force stands in for |f|_inf). Otherwise every contact once solved would
+    // keep itself in the solve.
+    const double resolution =
+        options_.interior_point.tolerance * std::max(whole.force_scale, history_.largest_force());
+    for (int i = 0; i < detected_count; ++i) {
+      const Contact& c = detected[i];
+      const double reach = kScreeningSpeedFactor * dt * approach(c.body_a, c.body_b);
+      working[i] = c.gap <= reach || history_.carried_force(detected_keys[i]) > resolution;
+    }
+  }
+
+  VariationalStepDetails details;
+  std::vector<int> chosen, left_out;
+  VecX dv = VecX::Zero(v0.size()), chosen_motion;  // H^T theta dt dv on the working set
+  variational::ForceSolution solution;
+  double solve_cpu = 0.0, solve_wall = 0.0;
+  int newton_steps = 0;
+  for (;;) {
+    chosen.clear();
+    left_out.clear();
+    for (int i = 0; i < detected_count; ++i) (working[i] ? chosen : left_out).push_back(i);
+    report.contacts = pick(detected, chosen);
+    const int n = static_cast<int>(chosen.size());
+    ContactSystem system(world_, report.contacts, 2);
+    variational::ForceProblem problem = select_contacts(whole, chosen);
+    // N = F^T F passed as F where the core uses it (the augmented KKT matrix, the default, or
+    // the body space: both factor F's 3 rows per body instead of N's contact-by-contact
+    // couplings, docs/variational.md "Cost"); otherwise N assembled.
+    if (n > 0 && (options_.interior_point.body_space || options_.interior_point.augmented_kkt))
+      problem.hessian_factor = planar_factor(system, std::sqrt(theta) * dt);
+    else if (n > 0)
+      problem.hessian = (theta * dt * dt) * system.assemble();
+
+    const std::clock_t cpu_start = std::clock();
+    solution = variational::solve_force_problem(problem, options_.interior_point);
+    solve_cpu += static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+    solve_wall += solution.wall_seconds;
+    newton_steps += solution.stats.newton_steps;
+    ++details.screening_rounds;
+    if (n == 0) solution.forces = VecX::Zero(0);
+    dv = n > 0 ? system.body_velocity_change(dt * solution.forces) : VecX::Zero(v0.size());
+    if (n > 0) chosen_motion = (theta * dt) * system.contact_velocity(dv);
+    if (left_out.empty()) break;
+
+    // The left-out contacts' end-of-step displacement g0 e_n + H^T (dx_free + theta dt dv).
+    const std::vector<Contact> others = pick(detected, left_out);
+    const VecX moved = local_velocities(world_, others, (theta * dt) * dv, 2);
+    const double allowance = options_.interior_point.tolerance * whole.displacement_scale;
+    std::vector<char> violated_body(world_.bodies.size(), 0);
+    bool violated = false;
+    for (std::size_t k = 0; k < left_out.size(); ++k) {
+      const int i = left_out[k];
+      const double normal = whole.linear(2 * i) + moved(2 * static_cast<Eigen::Index>(k));
+      const double tangential =
+          whole.linear(2 * i + 1) + moved(2 * static_cast<Eigen::Index>(k) + 1);
+      if (normal - whole.friction(i) * std::abs(tangential) >= -allowance) continue;
+      violated = true;
+      working[i] = 1;
+      for (int body : {detected[i].body_a, detected[i].body_b})
+        if (body >= 0 && world_.bodies[body].is_dynamic()) violated_body[body] = 1;
+    }
+    if (!violated) break;
+    // The struck bodies' other left-out contacts join too: the next solve moves them as well.
+    for (int i : left_out) {
+      const int a = detected[i].body_a, b = detected[i].body_b;
+      if ((a >= 0 && violated_body[a]) || (b >= 0 && violated_body[b])) working[i] = 1;
+    }
+  }
+  const int n = static_cast<int>(chosen.size());
+  const std::vector<variational::ContactKey> keys = pick(detected_keys, chosen);
+  report.active_contacts = n;
+  report.solve_cpu_seconds = solve_cpu;
+  solution.wall_seconds = solve_wall;
   report.solver_stats = variational::solver_stats(solution, options_.interior_point, n);
-  if (n == 0) solution.forces = VecX::Zero(0);
+  report.solver_stats.iterations = newton_steps;
+  details.screened_contacts = static_cast<long>(left_out.size());
+  VecX displacement = select_contacts(whole, chosen).linear;  // g0 e_n + H^T dx_free
+  for (int i = 0; i < n; ++i) displacement(2 * i) -= report.contacts[i].gap;
+  details.shear_history =
+      whole.shear_history.size() > 0 ? select_contacts(whole, chosen).shear_history : VecX::Zero(n);
+  details.persistent_contacts = options_.contact.rigid_tangential() ? 0 : history_.persistent(keys);
 
   // Eq. 4.6 with the contact forces constant over the step: v = v_free + dt M^-1 H f, and
   // dx = dt ((1 - theta) v0 + theta v).
   report.impulses = dt * solution.forces;
-  const VecX dv = n > 0 ? system.body_velocity_change(report.impulses) : VecX::Zero(v0.size());
   for (int b = 0; b < body_count; ++b) {
     RigidBody& body = world_.bodies[b];
     if (!body.is_dynamic()) continue;
@@ -210,7 +354,7 @@ const StepReport& VariationalStepper::step() {
     body.set_velocity((1.0 - theta) * v0.segment<6>(kBodyDofs * b) + theta * v);
     v_free.segment<6>(kBodyDofs * b) = v;
   }
-  if (n > 0) displacement += (theta * dt) * system.contact_velocity(dv);
+  if (n > 0) displacement += chosen_motion;
   integrate_positions(world_, dt);
   for (int b = 0; b < body_count; ++b) {
     if (world_.bodies[b].is_dynamic())
@@ -219,10 +363,10 @@ const StepReport& VariationalStepper::step() {
 
   details.forces = solution.forces;
   details.displacements = displacement;
-  for (int i = 0; i < n; ++i) details.displacements(2 * i) += contacts[i].gap;
+  for (int i = 0; i < n; ++i) details.displacements(2 * i) += report.contacts[i].gap;
   details.interior_point = solution.stats;
   if (!options_.contact.rigid_tangential() && n > 0)
-    history_.store(keys, contacts, variational::tangential_forces(solution, n));
+    history_.store(keys, report.contacts, variational::tangential_forces(solution, n));
   if (n == 0) history_.clear();
   report.set_details(std::move(details));
   return finish_step(std::move(report));

@@ -72,6 +72,10 @@ struct ForceProblem {
   // left on an opening contact is small against the loads, not against 1/compliance.
   double length_scale = 1.0;  // m, > 0
   double force_scale = 0.0;   // N, >= 0
+  // The displacement scale d of the stop test instead of |r|_inf (0: |r|_inf), m. A problem
+  // screened down to part of its contacts (VariationalOptions::screen_contacts) keeps the whole
+  // problem's, so that its solve stops where the whole problem's would.
+  double displacement_scale = 0.0;
 
   int contact_count() const { return static_cast<int>(friction.size()); }
   // Throws InputError naming the field for sizes that do not match, negative or non-finite
@@ -87,6 +91,10 @@ struct ForceSolution {
   double wall_seconds = 0.0;
   bool converged() const { return stats.status == conic::InteriorPointStatus::converged; }
 };
+
+// The displacement scale d of the stop test (force_problem.cpp): displacement_scale where set,
+// else |r|_inf of the core's linear term r = S^T (c - C_T q0), else length_scale.
+double stop_displacement_scale(const ForceProblem& problem);
 
 // Options for the core with the direct back-end (the default here) and its tolerance.
 conic::InteriorPointOptions default_interior_point_options();

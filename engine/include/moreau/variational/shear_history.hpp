@@ -45,6 +45,10 @@ class ShearHistory {
              const VecX& tangential_forces);
   // Contacts of `keys` that carry a history from the previous step.
   long persistent(const std::vector<ContactKey>& keys) const;
+  // The magnitude of the tangential force the contact carries from the previous step (0 if
+  // none), N.
+  double carried_force(const ContactKey& key) const;
+  double largest_force() const;  // of every carried force, N (0 if none)
   void clear() { forces_.clear(); }
   // Renumbers the keys' bodies by `new_index` (World::remove_bodies) and drops the contacts of
   // removed bodies.

@@ -47,8 +47,13 @@ struct VariationalStepDetails {
   // Per contact, the end-of-step normal gap g0 + dn (negative: the elastic overlap p / k_N)
   // and the tangential displacement of the step dt, m.
   VecX displacements;
-  VecX shear_history;                        // q0 per contact, N (zero where none was carried)
-  long persistent_contacts = 0;              // contacts that carried a history from the last step
+  VecX shear_history;            // q0 per contact, N (zero where none was carried)
+  long persistent_contacts = 0;  // contacts that carried a history from the last step
+  // Contact screening (VariationalOptions::screen_contacts): the detected contacts left out of
+  // the solve, each shown to stay open with zero force, and the solves the step took (1 unless
+  // a left-out contact was found closing and the step was solved again with it).
+  long screened_contacts = 0;
+  int screening_rounds = 0;
   conic::InteriorPointStats interior_point;  // of the conic QP core
 };
 
@@ -61,6 +66,13 @@ struct VariationalOptions : StepSettings {
   // StepSettings::frictional by the stepper.
   variational::ContactModel contact;
   conic::InteriorPointOptions interior_point = variational::default_interior_point_options();
+  // Solve with the contacts a step can close (gap within twice the step's motion at the pair's
+  // speeds, or carrying a shear history) and prove the others open: the problem is convex, so
+  // zero force on a left-out contact whose end-of-step displacement satisfies d_n >= mu |d_t|
+  // is the whole problem's solution; a left-out contact that fails this joins, with the other
+  // left-out contacts of its bodies, and the step is solved again. Same solution as all
+  // contacts within the margin, at the cost of the contacts that can act.
+  bool screen_contacts = true;
   // Restitution of a binary collision under this theta (eq. 4.7).
   double restitution() const { return (1.0 - theta) / theta; }
   static const OptionTable<VariationalOptions>& fields();  // integrator keys
