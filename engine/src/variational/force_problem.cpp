@@ -215,9 +215,21 @@ ForceSolution solve_force_problem(const ForceProblem& problem,
   const auto start = std::chrono::steady_clock::now();
   const int n = problem.contact_count();
   if (n == 0) {
+    // No forces: each equality row reads E z = b alone (the dynamic forces of eq. 4.15 carry
+    // the loads), and without relaxation a loaded row has no solution.
     ForceSolution empty;
     empty.stats.status = conic::InteriorPointStatus::converged;
     empty.multipliers = VecX::Zero(problem.equality.rows());
+    for (Eigen::Index r = 0; r < problem.equality.rows(); ++r) {
+      const double relaxation =
+          problem.equality_relaxation.size() > 0 ? problem.equality_relaxation(r) : 0.0;
+      if (relaxation > 0.0) {
+        empty.multipliers(r) = problem.equality_rhs(r) / relaxation;
+      } else if (problem.equality_rhs(r) != 0.0) {
+        empty.stats.status = conic::InteriorPointStatus::diverged;
+        empty.stats.message = "a loaded equality row and no contact to carry it";
+      }
+    }
     return empty;
   }
   const ConeLayout layout = cone_layout(problem.friction);

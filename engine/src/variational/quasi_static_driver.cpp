@@ -6,6 +6,7 @@
 #include <utility>
 #include <variant>
 
+#include "contact_screening.hpp"
 #include "moreau/contact/contact_system.hpp"
 #include "moreau/core/error.hpp"
 #include "moreau/model/body.hpp"
@@ -22,6 +23,9 @@ constexpr int kParticleRows = 3;  // x, y, rotation about z
 // moving a point beyond the collision margin, there does so for another reason than the step's
 // length.
 constexpr double kShortestRelaxation = 1e-3;
+// Contact screening's first working set in a step from rest: the gaps that twice the walls'
+// displacement of the step could close (the particles they push move by about as much).
+constexpr double kScreeningMotionFactor = 2.0;
 
 double cross2(const Vec3& r, const Vec3& v) { return r.x() * v.y() - r.y() * v.x(); }
 
@@ -155,9 +159,11 @@ std::vector<Contact> without_rattlers(const World& world, const std::vector<Cont
   return contacts;
 }
 
-// The equilibrium rows of eq. 4.16 (A f = b): three per particle with contacts, one per
-// force-driven wall (its direction). Column 2i is p_i (force n on body b, -n on body a), 2i+1
-// is q_i (along t). Rows that no force reaches are dropped when unloaded.
+// The equilibrium rows of eq. 4.16 (A f = b): three per particle with contacts (of
+// `row_contacts` where given: the detected contacts of a screened step, so that a particle
+// whose contacts are all left out keeps its loaded rows), one per force-driven wall (its
+// direction). Column 2i is p_i of `contacts` (force n on body b, -n on body a), 2i+1 is q_i
+// (along t). Rows that no force reaches are dropped when unloaded.
 struct Equilibrium {
   SparseMatrix matrix;
   VecX rhs;
@@ -166,7 +172,8 @@ struct Equilibrium {
 };
 
 Equilibrium equilibrium(const World& world, const std::vector<Contact>& contacts,
-                        const std::vector<Vec6>& load, const LoadStep& step) {
+                        const std::vector<Vec6>& load, const LoadStep& step,
+                        const std::vector<Contact>* row_contacts = nullptr) {
   const int bodies = static_cast<int>(world.bodies.size());
   std::vector<int> first_row(bodies, -1);
   std::vector<Vec3> wall_direction(bodies, Vec3::Zero());
@@ -186,7 +193,7 @@ Equilibrium equilibrium(const World& world, const std::vector<Contact>& contacts
     wall_direction[w.body] = w.direction;
     add_rows(w.body, 1, Vec6::Constant(w.value));
   }
-  for (const Contact& c : contacts) {
+  for (const Contact& c : row_contacts ? *row_contacts : contacts) {
     for (int b : {c.body_a, c.body_b}) {
       if (world.bodies[b].is_dynamic()) add_rows(b, kParticleRows, load[b]);
     }
@@ -450,57 +457,111 @@ QuasiStaticReport QuasiStaticDriver::solve_step(const LoadStep& load, double pse
   // so no rattler is taken out: a neighbour moving into one pushes it aside. Taken out, its
   // contacts left the step, and the neighbours moved into it (the rigid disk biaxial run at
   // the published scale kept 37 overlaps deeper than 5 cm, the deepest 0.87 m).
-  report.contacts =
-      std::isfinite(pseudo_time_step)
+  const bool from_rest = std::isfinite(pseudo_time_step);
+  const std::vector<Contact> detected =
+      from_rest
           ? detect_contacts(world_, options_.collision)
           : without_rattlers(world_, detect_contacts(world_, options_.collision), particle_load,
                              load, options_.contact.frictional, report.rattlers);
-  const std::vector<Contact>& contacts = report.contacts;
-  const int n = static_cast<int>(contacts.size());
 
   // The prescribed wall displacements enter the gaps: g = g0 + H^T dx_walls.
   VecX wall_motion = VecX::Zero(kBodyDofs * bodies);
+  double largest_wall_motion = 0.0;
   for (const WallLoad& w : load.walls) {
-    if (w.control == WallControl::displacement)
-      wall_motion.segment<3>(kBodyDofs * w.body) = w.value * w.direction;
+    if (w.control != WallControl::displacement) continue;
+    wall_motion.segment<3>(kBodyDofs * w.body) = w.value * w.direction;
+    largest_wall_motion = std::max(largest_wall_motion, std::abs(w.value) * w.direction.norm());
   }
-  const std::vector<variational::ContactKey> keys = variational::contact_keys(contacts);
-  variational::ForceProblem problem = variational::contact_force_problem(
-      world_, contacts, wall_motion, options_.contact, history_, keys);
-  if (!options_.contact.rigid_tangential()) report.persistent_contacts = history_.persistent(keys);
+  const std::vector<variational::ContactKey> detected_keys = variational::contact_keys(detected);
+  variational::ForceProblem whole = variational::contact_force_problem(
+      world_, detected, wall_motion, options_.contact, history_, detected_keys);
+  if (!options_.contact.rigid_tangential())
+    report.persistent_contacts = history_.persistent(detected_keys);
   for (const WallLoad& w : load.walls) {
-    if (w.control == WallControl::force && w.value != 0.0 && !touches(contacts, w.body))
+    if (w.control == WallControl::force && w.value != 0.0 && !touches(detected, w.body))
       throw SimulationError("quasi-static step: wall body " + std::to_string(w.body) + " (" +
                             world_.bodies[w.body].name + ") carries a force " +
                             std::to_string(w.value) +
                             " N and touches no particle within the collision margin: no static "
                             "equilibrium (Krabbenhoft/NURBS chapter eq. 4.16)");
   }
-  const Equilibrium eq = equilibrium(world_, contacts, particle_load, load);
-  problem.equality = eq.matrix;
-  problem.equality_rhs = eq.rhs;
-  if (std::isfinite(pseudo_time_step))
-    problem.equality_relaxation = dynamic_relaxation(world_, eq, pseudo_time_step);
   // Force scale of the stop test: the loads, or the force of a contact compressed by the
   // step's displacement scale (when the loads are zero and the sample gives way, every force
   // may vanish).
-  problem.force_scale = eq.rhs.size() > 0 ? eq.rhs.cwiseAbs().maxCoeff() : 0.0;
-  if (problem.compliance.size() > 0 && n > 0) {
-    const double mean_compliance = problem.compliance.sum() / problem.compliance.size();
-    const double scale = problem.linear.size() > 0 ? problem.linear.cwiseAbs().maxCoeff() : 0.0;
-    problem.force_scale = std::max(problem.force_scale,
-                                   (scale > 0.0 ? scale : problem.length_scale) / mean_compliance);
+  const Equilibrium loads = equilibrium(world_, {}, particle_load, load, &detected);
+  whole.force_scale = loads.rhs.size() > 0 ? loads.rhs.cwiseAbs().maxCoeff() : 0.0;
+  if (whole.compliance.size() > 0 && !detected.empty()) {
+    const double mean_compliance = whole.compliance.sum() / whole.compliance.size();
+    const double scale = whole.linear.cwiseAbs().maxCoeff();
+    whole.force_scale =
+        std::max(whole.force_scale, (scale > 0.0 ? scale : whole.length_scale) / mean_compliance);
   }
+  const auto solved = [this](const conic::InteriorPointStats& ipm) {
+    return ipm.status == conic::InteriorPointStatus::converged ||
+           (ipm.status == conic::InteriorPointStatus::numerical_limit &&
+            std::max({ipm.primal_residual, ipm.equality_residual, ipm.complementarity}) <=
+                options_.interior_point.tolerance);
+  };
 
-  const variational::ForceSolution solution =
-      variational::solve_force_problem(problem, options_.interior_point);
+  // Contact screening (QuasiStaticOptions::screen_contacts, contact_screening.hpp) of a step
+  // of eq. 4.15 from rest: first the contacts that carry a shear history, whose gap the walls'
+  // displacement could close twice over, or of a force-driven wall (it has no inertia: its
+  // load needs its contacts); the rest are proven open or join.
+  std::vector<char> working(detected.size(), 1);
+  if (options_.screen_contacts && from_rest) {
+    whole.displacement_scale = variational::stop_displacement_scale(whole);
+    const double resolution = variational::history_resolution(
+        history_, options_.interior_point.tolerance, whole.force_scale);
+    std::vector<char> force_wall(bodies, 0);
+    for (const WallLoad& w : load.walls) force_wall[w.body] = w.control == WallControl::force;
+    for (std::size_t i = 0; i < detected.size(); ++i) {
+      const Contact& c = detected[i];
+      working[i] = c.gap <= kScreeningMotionFactor * largest_wall_motion || force_wall[c.body_a] ||
+                   force_wall[c.body_b] || history_.carried_force(detected_keys[i]) > resolution;
+    }
+  }
+  std::vector<int> chosen, left_out;
+  variational::ForceProblem problem;
+  variational::ForceSolution solution;
+  Equilibrium eq;
+  for (;;) {
+    variational::split_contacts(working, chosen, left_out);
+    report.contacts = variational::pick(detected, chosen);
+    problem = variational::select_contacts(whole, chosen);
+    eq = equilibrium(world_, report.contacts, particle_load, load, &detected);
+    problem.equality = eq.matrix;
+    problem.equality_rhs = eq.rhs;
+    if (from_rest) problem.equality_relaxation = dynamic_relaxation(world_, eq, pseudo_time_step);
+    solution = variational::solve_force_problem(problem, options_.interior_point);
+    report.solve_seconds += solution.wall_seconds;
+    ++report.screening_rounds;
+    if (left_out.empty()) break;
+    if (!solved(solution.stats)) {
+      // A part of the problem can be harder than the whole (a particle free of the contacts
+      // that would hold it moves far): the whole problem decides.
+      working.assign(detected.size(), 1);
+      continue;
+    }
+    // The left-out contacts' displacement beyond the walls' (already in whole.linear).
+    const Displacements step = step_displacements(world_, eq, solution.multipliers, load);
+    VecX moved = VecX::Zero(kBodyDofs * bodies);
+    for (int b = 0; b < bodies; ++b) {
+      moved.segment<3>(kBodyDofs * b) = step.move[b];
+      moved(kBodyDofs * b + 5) = step.turn[b];
+    }
+    moved -= wall_motion;
+    if (!variational::admit_closing_contacts(
+            world_, detected, whole, left_out, moved,
+            options_.interior_point.tolerance * whole.displacement_scale, working))
+      break;
+  }
+  report.screened_contacts = static_cast<long>(left_out.size());
+  const std::vector<Contact>& contacts = report.contacts;
+  const int n = static_cast<int>(contacts.size());
+  const std::vector<variational::ContactKey> keys = variational::pick(detected_keys, chosen);
   report.interior_point = solution.stats;
-  report.solve_seconds = solution.wall_seconds;
   const conic::InteriorPointStats& ipm = solution.stats;
-  report.solved = ipm.status == conic::InteriorPointStatus::converged ||
-                  (ipm.status == conic::InteriorPointStatus::numerical_limit &&
-                   std::max({ipm.primal_residual, ipm.equality_residual, ipm.complementarity}) <=
-                       options_.interior_point.tolerance);
+  report.solved = solved(ipm);
   report.numerical_limit_solves =
       report.solved && ipm.status == conic::InteriorPointStatus::numerical_limit ? 1 : 0;
   report.forces = n > 0 ? solution.forces : VecX::Zero(0);

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "contact_screening.hpp"
 #include "moreau/contact/contact_system.hpp"
 #include "moreau/core/error.hpp"
 #include "moreau/integrator/scheme_registry.hpp"
@@ -151,13 +152,8 @@ void VariationalStepper::set_time_step(double dt) {
 
 namespace {
 
-// Contact screening (VariationalOptions::screen_contacts). The force problem (Krabbenhoft/NURBS
-// chapter eq. 4.15) is convex, so leaving out contacts changes nothing if the solution of the
-// rest, with zero force on the ones left out, satisfies their constraints: their end-of-step
-// relative displacement d = g0 e_n + H^T dx must lie in the dual cone d_n >= mu |d_t| (the
-// dilated kinematic condition of eq. 4.11-4.14 with p = q = 0), which is then the whole
-// problem's optimality condition for them. A contact carrying a shear history enters always
-// (its q0 pulls on q even at p = 0), unless that history is below the core's resolution.
+// The first working set of contact screening (VariationalOptions::screen_contacts,
+// contact_screening.hpp).
 
 // Twice a pair's approach speed at the step's start, over the step: the first working set holds
 // the contacts whose gap one step can close even if the step's impulses double the speeds (a
@@ -180,45 +176,13 @@ class ApproachBound {
     }
   }
   double operator()(int a, int b) const {
-    const Vec3 va = a >= 0 ? linear_[a] : Vec3::Zero(), vb = b >= 0 ? linear_[b] : Vec3::Zero();
-    return (va - vb).norm() + (a >= 0 ? spin_[a] : 0.0) + (b >= 0 ? spin_[b] : 0.0);
+    return (linear_[a] - linear_[b]).norm() + spin_[a] + spin_[b];
   }
 
  private:
   std::vector<Vec3> linear_;
   std::vector<double> spin_;
 };
-
-// The part of `full` (a dynamic problem: no hessian or equality yet) on the contacts `chosen`.
-variational::ForceProblem select_contacts(const variational::ForceProblem& full,
-                                          const std::vector<int>& chosen) {
-  const auto n = static_cast<Eigen::Index>(chosen.size());
-  variational::ForceProblem part;
-  part.length_scale = full.length_scale;
-  part.force_scale = full.force_scale;
-  part.displacement_scale = full.displacement_scale;
-  part.friction.resize(n);
-  part.linear.resize(2 * n);
-  if (full.compliance.size() > 0) part.compliance.resize(2 * n);
-  if (full.shear_history.size() > 0) part.shear_history.resize(n);
-  for (Eigen::Index k = 0; k < n; ++k) {
-    const Eigen::Index i = chosen[k];
-    part.friction(k) = full.friction(i);
-    part.linear.segment<2>(2 * k) = full.linear.segment<2>(2 * i);
-    if (full.compliance.size() > 0)
-      part.compliance.segment<2>(2 * k) = full.compliance.segment<2>(2 * i);
-    if (full.shear_history.size() > 0) part.shear_history(k) = full.shear_history(i);
-  }
-  return part;
-}
-
-template <class T>
-std::vector<T> pick(const std::vector<T>& all, const std::vector<int>& chosen) {
-  std::vector<T> picked;
-  picked.reserve(chosen.size());
-  for (int i : chosen) picked.push_back(all[i]);
-  return picked;
-}
 
 }  // namespace
 
@@ -260,15 +224,13 @@ const StepReport& VariationalStepper::step() {
   std::vector<char> working(detected.size(), 1);
   if (options_.screen_contacts) {
     const ApproachBound approach(world_, v_free);
-    // A carried force at the core's resolution of forces is no history: an open contact's
-    // residual force is at most tolerance x max(|f|_inf, force_scale) (force_problem.cpp; the
-    // largest carried force stands in for |f|_inf). Otherwise every contact once solved would
-    // keep itself in the solve.
-    const double resolution =
-        options_.interior_point.tolerance * std::max(whole.force_scale, history_.largest_force());
+    // A body whose support gives way in the step falls by g dt^2 relative to its neighbours.
+    const double fall = world_.gravity.norm() * dt;
+    const double resolution = variational::history_resolution(
+        history_, options_.interior_point.tolerance, whole.force_scale);
     for (int i = 0; i < detected_count; ++i) {
       const Contact& c = detected[i];
-      const double reach = kScreeningSpeedFactor * dt * approach(c.body_a, c.body_b);
+      const double reach = kScreeningSpeedFactor * dt * (approach(c.body_a, c.body_b) + fall);
       working[i] = c.gap <= reach || history_.carried_force(detected_keys[i]) > resolution;
     }
   }
@@ -280,13 +242,11 @@ const StepReport& VariationalStepper::step() {
   double solve_cpu = 0.0, solve_wall = 0.0;
   int newton_steps = 0;
   for (;;) {
-    chosen.clear();
-    left_out.clear();
-    for (int i = 0; i < detected_count; ++i) (working[i] ? chosen : left_out).push_back(i);
-    report.contacts = pick(detected, chosen);
+    variational::split_contacts(working, chosen, left_out);
+    report.contacts = variational::pick(detected, chosen);
     const int n = static_cast<int>(chosen.size());
     ContactSystem system(world_, report.contacts, 2);
-    variational::ForceProblem problem = select_contacts(whole, chosen);
+    variational::ForceProblem problem = variational::select_contacts(whole, chosen);
     // N = F^T F passed as F where the core uses it (the augmented KKT matrix, the default, or
     // the body space: both factor F's 3 rows per body instead of N's contact-by-contact
     // couplings, docs/variational.md "Cost"); otherwise N assembled.
@@ -304,44 +264,24 @@ const StepReport& VariationalStepper::step() {
     if (n == 0) solution.forces = VecX::Zero(0);
     dv = n > 0 ? system.body_velocity_change(dt * solution.forces) : VecX::Zero(v0.size());
     if (n > 0) chosen_motion = (theta * dt) * system.contact_velocity(dv);
-    if (left_out.empty()) break;
-
-    // The left-out contacts' end-of-step displacement g0 e_n + H^T (dx_free + theta dt dv).
-    const std::vector<Contact> others = pick(detected, left_out);
-    const VecX moved = local_velocities(world_, others, (theta * dt) * dv, 2);
-    const double allowance = options_.interior_point.tolerance * whole.displacement_scale;
-    std::vector<char> violated_body(world_.bodies.size(), 0);
-    bool violated = false;
-    for (std::size_t k = 0; k < left_out.size(); ++k) {
-      const int i = left_out[k];
-      const double normal = whole.linear(2 * i) + moved(2 * static_cast<Eigen::Index>(k));
-      const double tangential =
-          whole.linear(2 * i + 1) + moved(2 * static_cast<Eigen::Index>(k) + 1);
-      if (normal - whole.friction(i) * std::abs(tangential) >= -allowance) continue;
-      violated = true;
-      working[i] = 1;
-      for (int body : {detected[i].body_a, detected[i].body_b})
-        if (body >= 0 && world_.bodies[body].is_dynamic()) violated_body[body] = 1;
-    }
-    if (!violated) break;
-    // The struck bodies' other left-out contacts join too: the next solve moves them as well.
-    for (int i : left_out) {
-      const int a = detected[i].body_a, b = detected[i].body_b;
-      if ((a >= 0 && violated_body[a]) || (b >= 0 && violated_body[b])) working[i] = 1;
-    }
+    // The left-out contacts' end-of-step displacement: g0 e_n + H^T (dx_free + theta dt dv).
+    if (!variational::admit_closing_contacts(
+            world_, detected, whole, left_out, (theta * dt) * dv,
+            options_.interior_point.tolerance * whole.displacement_scale, working))
+      break;
   }
   const int n = static_cast<int>(chosen.size());
-  const std::vector<variational::ContactKey> keys = pick(detected_keys, chosen);
+  const std::vector<variational::ContactKey> keys = variational::pick(detected_keys, chosen);
   report.active_contacts = n;
   report.solve_cpu_seconds = solve_cpu;
   solution.wall_seconds = solve_wall;
   report.solver_stats = variational::solver_stats(solution, options_.interior_point, n);
   report.solver_stats.iterations = newton_steps;
   details.screened_contacts = static_cast<long>(left_out.size());
-  VecX displacement = select_contacts(whole, chosen).linear;  // g0 e_n + H^T dx_free
+  const variational::ForceProblem solved = variational::select_contacts(whole, chosen);
+  VecX displacement = solved.linear;  // g0 e_n + H^T dx_free
   for (int i = 0; i < n; ++i) displacement(2 * i) -= report.contacts[i].gap;
-  details.shear_history =
-      whole.shear_history.size() > 0 ? select_contacts(whole, chosen).shear_history : VecX::Zero(n);
+  details.shear_history = solved.shear_history.size() > 0 ? solved.shear_history : VecX::Zero(n);
   details.persistent_contacts = options_.contact.rigid_tangential() ? 0 : history_.persistent(keys);
 
   // Eq. 4.6 with the contact forces constant over the step: v = v_free + dt M^-1 H f, and

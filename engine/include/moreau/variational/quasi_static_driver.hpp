@@ -115,6 +115,11 @@ struct QuasiStaticOptions {
   // start) and it is reported as not converged. 0: a step over the limit is
   // reported as not converged at once, and every motion is applied.
   long max_relaxation_steps = 0;
+  // With a finite pseudo-time step: solve with the contacts that carry a shear history or whose
+  // gap the walls' displacement could close, and prove the others open (zero force and an
+  // end-of-step displacement in the dual cone, the convex problem's optimality condition for
+  // them), solving again with any that close. Same solution as every contact within the margin.
+  bool screen_contacts = true;
   SampleBox box;
   void validate(const World& world) const;  // throws InputError naming the field
 };
@@ -140,6 +145,10 @@ struct QuasiStaticReport {
   // towards them (their own displacement, bounded by their gaps, made the room).
   long idle_released = 0;
   long persistent_contacts = 0;  // contacts that carried a shear history
+  // Contact screening (QuasiStaticOptions::screen_contacts): the detected contacts left out of
+  // the solve, each proven open, and the solves the step took.
+  long screened_contacts = 0;
+  int screening_rounds = 0;
   // The displacement guard: particles a point of which moved by more than the collision margin
   // in the step (applied, but the step may have crossed contacts outside its problem), and the
   // largest such motion (|u| + |omega| x reach, reach = the shape's offset plus, unless it is a
