@@ -2,12 +2,15 @@
 // eq. 4.15, VariationalStepper) on a column like column_drop's: a performance benchmark, not a
 // test (README.md). It compacts a packing of one shape family in a closed box, then times the
 // same steps with the Newton system of the interior point method solved through the augmented
-// KKT matrix (`kkt`, the default), in the body space (`body`) or in the cone variables (`cone`,
-// N assembled) from the same state, and prints the largest force difference between the first
-// two variants on the first timed step.
+// KKT matrix (`kkt`), in the body space (`body`) or in the cone variables (`cone`, N
+// assembled), each with every contact within the margin in the solve, or through the augmented
+// KKT matrix with contact screening (`screened`, the stepper's default), from the same state,
+// and prints the largest force difference between the first two variants on the first timed
+// step where both solved the same contacts.
 //
 // Usage: variational_step_benchmark FAMILY PARTICLES [STEPS] [VARIANTS]
-//   FAMILY disk|angular|non_convex, VARIANTS a list of kkt, body, cone (default body,cone).
+//   FAMILY disk|angular|non_convex, VARIANTS a list of kkt, body, cone, screened (default
+//   body,cone).
 #include <algorithm>
 #include <cmath>
 #include <ctime>
@@ -117,7 +120,8 @@ VariationalOptions options(const std::string& variant) {
   o.frictional = true;
   o.collision.margin = kMargin;
   o.interior_point.body_space = variant == "body";
-  o.interior_point.augmented_kkt = variant == "kkt";
+  o.interior_point.augmented_kkt = variant == "kkt" || variant == "screened";
+  o.screen_contacts = variant == "screened";
   return o;
 }
 
@@ -160,7 +164,7 @@ Timing run(const World& start, const std::string& variant, int steps) {
 int main(int argc, char** argv) {
   if (argc < 3) {
     std::cerr << "usage: variational_step_benchmark disk|angular|non_convex PARTICLES [STEPS] "
-                 "[kkt,body,cone]\n";
+                 "[kkt,body,cone,screened]\n";
     return 2;
   }
   const std::string family = argv[1];
