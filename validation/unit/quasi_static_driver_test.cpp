@@ -609,6 +609,7 @@ BOOST_AUTO_TEST_CASE(screened_load_steps_match_the_steps_with_every_contact) {
     options.gravity = true;
     options.contact.stiffness = {k, std::isinf(k) ? kInf : 2.0 * k / 3.0};
     options.collision.margin = 0.06;
+    options.box = {1, 2, 0, top};  // the first working set from the strain the lid imposes
     options.pseudo_time_step = 0.05;
     options.interior_point.tolerance = 1e-9;
     QuasiStaticDriver screened(world, options);
@@ -634,9 +635,10 @@ BOOST_AUTO_TEST_CASE(screened_load_steps_match_the_steps_with_every_contact) {
         for (std::size_t i = 0; i < world.bodies.size(); ++i)
           difference =
               std::max(difference, (world.bodies[i].position - copy.bodies[i].position).norm());
-        // Against the lid's displacement per step (at tolerance 1e-8 the two solves differ by
-        // up to 2.3e-5 of it: both within the tolerance, stopped at different points).
-        BOOST_TEST(difference <= 1e-6 * 0.004);
+        // Against the lid's displacement per step. Measured: up to 1.1e-6 of it at tolerance
+        // 1e-9 and 2.3e-5 at 1e-8 (both solves within the tolerance, stopped at different
+        // points); a contact wrongly left out moves its particles by a share of the step.
+        BOOST_TEST(difference <= 1e-5 * 0.004);
       }
     }
     BOOST_TEST(left_out > 0);
