@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <string>
 #include <utility>
 #include <variant>
@@ -24,23 +23,11 @@ constexpr int kParticleRows = 3;  // x, y, rotation about z
 // moving a point beyond the collision margin, there does so for another reason than the step's
 // length.
 constexpr double kShortestRelaxation = 1e-3;
-// Contact screening's first working set in a step from rest holds the gaps that twice the
-// step's expected motion could close (solve_step): a margin for the rearrangements the affine
-// estimate misses, which the check then brings in.
+// Contact screening's first working set in a step from rest: the gaps that twice the walls'
+// displacement of the step could close (the particles they push move by about as much).
 constexpr double kScreeningMotionFactor = 2.0;
 
 double cross2(const Vec3& r, const Vec3& v) { return r.x() * v.y() - r.y() * v.x(); }
-
-// The strain a wall displacement of `motion` imposes on the sample of `box` (over its smaller
-// side); infinity without a box.
-double imposed_strain(const World& world, const SampleBox& box, double motion) {
-  if (box.left < 0 || box.right < 0 || box.bottom < 0 || box.top < 0)
-    return std::numeric_limits<double>::infinity();
-  const double width = world.bodies[box.right].position.x() - world.bodies[box.left].position.x();
-  const double height = world.bodies[box.top].position.y() - world.bodies[box.bottom].position.y();
-  const double side = std::min(width, height);
-  return side > 0.0 ? motion / side : std::numeric_limits<double>::infinity();
-}
 
 void check_load(const World& world, const LoadStep& load) {
   for (std::size_t k = 0; k < load.walls.size(); ++k) {
@@ -517,11 +504,9 @@ QuasiStaticReport QuasiStaticDriver::solve_step(const LoadStep& load, double pse
   };
 
   // Contact screening (QuasiStaticOptions::screen_contacts, contact_screening.hpp) of a step
-  // of eq. 4.15 from rest: first the contacts that carry a shear history, of a force-driven wall
-  // (it has no inertia: its load needs its contacts), or whose gap twice the step's motion could
-  // close: for a pair of particles in a sample box the strain the walls impose in the step times
-  // the distance of their centres (an affine deformation moves neighbours by that much),
-  // otherwise the walls' displacement. The rest are proven open or join.
+  // of eq. 4.15 from rest: first the contacts that carry a shear history, whose gap the walls'
+  // displacement could close twice over, or of a force-driven wall (it has no inertia: its
+  // load needs its contacts); the rest are proven open or join.
   std::vector<char> working(detected.size(), 1);
   if (options_.screen_contacts && from_rest) {
     whole.displacement_scale = variational::stop_displacement_scale(whole);
@@ -529,15 +514,9 @@ QuasiStaticReport QuasiStaticDriver::solve_step(const LoadStep& load, double pse
         history_, options_.interior_point.tolerance, whole.force_scale);
     std::vector<char> force_wall(bodies, 0);
     for (const WallLoad& w : load.walls) force_wall[w.body] = w.control == WallControl::force;
-    const double strain = imposed_strain(world_, options_.box, largest_wall_motion);
     for (std::size_t i = 0; i < detected.size(); ++i) {
       const Contact& c = detected[i];
-      const RigidBody& a = world_.bodies[c.body_a];
-      const RigidBody& b = world_.bodies[c.body_b];
-      const double motion = a.is_dynamic() && b.is_dynamic() && std::isfinite(strain)
-                                ? strain * (a.position - b.position).norm()
-                                : largest_wall_motion;
-      working[i] = c.gap <= kScreeningMotionFactor * motion || force_wall[c.body_a] ||
+      working[i] = c.gap <= kScreeningMotionFactor * largest_wall_motion || force_wall[c.body_a] ||
                    force_wall[c.body_b] || history_.carried_force(detected_keys[i]) > resolution;
     }
   }
