@@ -238,6 +238,7 @@ const StepReport& VariationalStepper::step() {
   VariationalStepDetails details;
   std::vector<int> chosen, left_out;
   VecX dv = VecX::Zero(v0.size()), chosen_motion;  // H^T theta dt dv on the working set
+  variational::ForceProblem problem;               // of the last round
   variational::ForceSolution solution;
   double solve_cpu = 0.0, solve_wall = 0.0;
   int newton_steps = 0;
@@ -246,7 +247,7 @@ const StepReport& VariationalStepper::step() {
     report.contacts = variational::pick(detected, chosen);
     const int n = static_cast<int>(chosen.size());
     ContactSystem system(world_, report.contacts, 2);
-    variational::ForceProblem problem = variational::select_contacts(whole, chosen);
+    problem = variational::select_contacts(whole, chosen);
     // N = F^T F passed as F where the core uses it (the augmented KKT matrix, the default, or
     // the body space: both factor F's 3 rows per body instead of N's contact-by-contact
     // couplings, docs/variational.md "Cost"); otherwise N assembled.
@@ -278,10 +279,9 @@ const StepReport& VariationalStepper::step() {
   report.solver_stats = variational::solver_stats(solution, options_.interior_point, n);
   report.solver_stats.iterations = newton_steps;
   details.screened_contacts = static_cast<long>(left_out.size());
-  const variational::ForceProblem solved = variational::select_contacts(whole, chosen);
-  VecX displacement = solved.linear;  // g0 e_n + H^T dx_free
+  VecX displacement = problem.linear;  // g0 e_n + H^T dx_free
   for (int i = 0; i < n; ++i) displacement(2 * i) -= report.contacts[i].gap;
-  details.shear_history = solved.shear_history.size() > 0 ? solved.shear_history : VecX::Zero(n);
+  details.shear_history = problem.shear_history.size() > 0 ? problem.shear_history : VecX::Zero(n);
   details.persistent_contacts = options_.contact.rigid_tangential() ? 0 : history_.persistent(keys);
 
   // Eq. 4.6 with the contact forces constant over the step: v = v_free + dt M^-1 H f, and
