@@ -172,18 +172,6 @@ std::string piece_name(Family family, double mu) {
   return std::string(name(family)) + (mu > 0 ? "_mu0.5" : "_mu0");
 }
 
-// The persistence of one piece, its progress lines through the piece's own LineStream (a
-// stream is written by one thread at a time; the lines reach the experiment's stream whole).
-Persistence piece_persistence(const Persistence& persistence, const std::string& piece,
-                              std::unique_ptr<LineStream>& progress) {
-  Persistence own = persistence.child(piece);
-  if (own.progress != nullptr) {
-    progress = std::make_unique<LineStream>(*own.progress);
-    own.progress = progress.get();
-  }
-  return own;
-}
-
 // Queues the settling of `f`, which queues its releases when it ends (first: they continue it).
 void queue_family(PiecePool& pool, FamilyPieces& f, const Setup& setup, const ShapeFamilies& shapes,
                   double margin, const Persistence& persistence) {

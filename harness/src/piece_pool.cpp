@@ -91,4 +91,14 @@ int LineStream::Buffer::sync() {
   return 0;
 }
 
+Persistence piece_persistence(const Persistence& persistence, const std::string& piece,
+                              std::unique_ptr<LineStream>& progress) {
+  Persistence own = persistence.child(piece);
+  if (own.progress != nullptr) {
+    progress = std::make_unique<LineStream>(*own.progress);
+    own.progress = progress.get();
+  }
+  return own;
+}
+
 }  // namespace moreau::resumable

@@ -9,10 +9,13 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <ostream>
 #include <streambuf>
 #include <string>
+
+#include "moreau/harness/resumable_run.hpp"
 
 namespace moreau::resumable {
 
@@ -62,5 +65,11 @@ class LineStream : public std::ostream {
   };
   Buffer buffer_;
 };
+
+// The persistence of the piece `piece` (Persistence::child) with its progress lines written
+// through `progress`, a LineStream made here on the experiment's stream: a piece running beside
+// others writes whole lines. `progress` must outlive the piece's use of the result.
+Persistence piece_persistence(const Persistence& persistence, const std::string& piece,
+                              std::unique_ptr<LineStream>& progress);
 
 }  // namespace moreau::resumable
