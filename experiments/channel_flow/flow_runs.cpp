@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 
+#include "flow_checkpoint.hpp"
 #include "moreau/core/error.hpp"
 #include "moreau/harness/stepping.hpp"
 #include "moreau/impact/block_solvers.hpp"
@@ -15,6 +17,7 @@
 namespace channel_flow {
 
 using namespace moreau;
+namespace resumable = moreau::resumable;
 
 namespace {
 
@@ -88,20 +91,47 @@ Outcome run(const RunSpec& spec) {
   out.label = out.model + " seed " + std::to_string(spec.seed);
 
   World& world = scene.world;
-  ChannelInflow inflow(world, flow);
-  const int first = inflow.first_particle();
-  out.initial_particles = inflow.particles_added();
   const auto grid = [&] {
     return CellFields(flow.inlet_x, flow.outlet_x, flow.y_min, flow.y_max, flow.cells_x,
                       flow.cells_y);
   };
   out.profile.push_back(CellProfile{grid(), grid()});
   CellFields& mean = out.profile.front().mean;
+  // A run continued from its checkpoint: the scene's bodies, then the plane and the
+  // checkpoint's particles, whose states reading it replaces; the measures so far from its fields.
+  const resumable::Persistence& persistence = spec.persistence;
+  const nlohmann::json identity = run_identity(spec);
+  std::optional<resumable::Checkpoint> resumed;
+  if (persistence.resume)
+    resumed = resumable::peek_checkpoint(persistence.directory, kCheckpointKind, identity);
+  std::optional<ChannelInflow> made;
+  if (resumed) {
+    ChannelInflowState state;
+    resumable::parse_fields(persistence.directory,
+                            [&] { state = read_run_fields(resumed->fields, out, mean); });
+    made.emplace(ChannelInflow::resume(world, flow, state));
+    resumable::read_checkpoint(persistence.directory, kCheckpointKind, identity, world);
+    out.resumed_at = resumed->step;
+  } else {
+    made.emplace(world, flow);
+    out.initial_particles = made->particles_added();
+  }
+  ChannelInflow& inflow = *made;
+  const int first = inflow.first_particle();
 
   const double dt = scene.time_step();
   out.steps = std::lround(spec.duration / dt);
   out.duration = static_cast<double>(out.steps) * dt;
+  if (out.resumed_at > out.steps)
+    throw InputError(resumable::checkpoint_file(persistence.directory).string() + ": step " +
+                     std::to_string(out.resumed_at) + " is past this run's " +
+                     std::to_string(out.steps) + " steps (a longer --duration continues it)");
+  const double wall_before = out.wall_seconds;
   const auto start = std::chrono::steady_clock::now();
+  const auto wall = [&] {
+    return wall_before +
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   SteppingRun stepping(make_stepper(scene), [&](const Stepper&, const StepReport& report) {
     const long particles = static_cast<long>(world.bodies.size()) - first;
     double penetration = 0.0;
@@ -121,13 +151,33 @@ Outcome run(const RunSpec& spec) {
                                  bed_solid_fraction(now, flow.radius, flow.z_min), penetration,
                                  report.solver_stats.iterations});
     if (report.time >= spec.steady_from - 0.5 * dt) mean.add(world, first);
+    if (persistence.progress != nullptr)
+      *persistence.progress << out.label << ": t = " << report.time << " s, step " << report.step
+                            << "/" << out.steps << ", " << particles << " particles, "
+                            << report.contacts.size() << " contacts, "
+                            << resumable::duration_text(wall()) << " of wall clock" << std::endl;
   });
-  for (long s = 0; s < out.steps; ++s) {
+  stepping.stepper().resume_at(out.resumed_at);
+  double last_save = resumable::now_seconds();
+  const auto save = [&](long step) {
+    out.wall_seconds = wall();
+    resumable::write_checkpoint(
+        persistence.directory,
+        {kCheckpointKind, identity, run_fields(out, inflow.state(world), mean), step}, world);
+    last_save = resumable::now_seconds();
+  };
+  for (long s = out.resumed_at; s < out.steps; ++s) {
     stepping.advance(1);
     inflow.after_step(stepping.stepper());
+    if (persistence.directory.empty()) continue;
+    const bool interrupt = persistence.interrupt_after >= 0 && s + 1 >= persistence.interrupt_after;
+    if (interrupt || s + 1 == out.steps ||
+        resumable::now_seconds() - last_save >= persistence.every_seconds)
+      save(s + 1);
+    if (interrupt)
+      throw resumable::Interrupted(out.label + " interrupted after step " + std::to_string(s + 1));
   }
-  out.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.wall_seconds = wall();
   out.particles_added = inflow.particles_added();
   out.particles_removed = inflow.particles_removed();
   out.profile.front().last.add(world, first);

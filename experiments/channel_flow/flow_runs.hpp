@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "moreau/harness/resumable_run.hpp"
 #include "moreau/io/scene.hpp"
 #include "moreau/simulation/channel_flow.hpp"
 
@@ -49,10 +50,11 @@ struct Outcome {
   double diameter = 0.0;                      // m, of the particles (the scene's)
   double largest_penetration_any_step = 0.0;  // m, over every step, not only the samples
   long steps = 0;
+  long resumed_at = 0;  // the step of the checkpoint the run continued from (0: from the start)
   long particles_added = 0, particles_removed = 0;
-  long initial_particles = 0;  // the first layer and the filling
-  double duration = 0.0;       // simulated, s
-  double wall_seconds = 0.0;
+  long initial_particles = 0;   // the first layer and the filling
+  double duration = 0.0;        // simulated, s
+  double wall_seconds = 0.0;    // over every process the run took
   double particle_steps = 0.0;  // sum over steps of the particles stepped
   double contact_sweeps = 0.0;  // sum over steps of contacts x solver sweeps
   double collision_seconds = 0.0, solve_seconds = 0.0;
@@ -69,8 +71,14 @@ struct RunSpec {
   int max_iterations = 0;    // 0: the scene's
   double tolerance = -1.0;   // < 0: the scene's
   int check_every = 0;       // 0: the scene's
+  // The run's checkpoint (README.md "Resuming from checkpoints"): written every
+  // persistence.every_seconds of wall clock and at the end when persistence.directory is set,
+  // continued from with persistence.resume.
+  moreau::resumable::Persistence persistence;
 };
 
+// Throws moreau::resumable::Interrupted where spec.persistence.interrupt_after stops the run
+// (the test of resuming), after its checkpoint.
 Outcome run(const RunSpec& spec);
 
 // Means over the samples from `from` (s) on.

@@ -9,18 +9,23 @@
 #include <cmath>
 #include <exception>
 #include <iomanip>
+#include <iostream>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "flow_runs.hpp"
 #include "moreau/harness/experiment.hpp"
+#include "moreau/harness/piece_pool.hpp"
+#include "moreau/harness/resumable_run.hpp"
 
 namespace {
 
 using namespace moreau;
 using namespace channel_flow;
+namespace resumable = moreau::resumable;
 
 // The scales. Quick: the channel shrunk to a tenth in x and y (1.5 x 0.65 cm, the obstacle with
 // it) and 4 mm high, particles, inflow and time step as published. Full: the published channel.
@@ -84,6 +89,13 @@ void write_tables(ExperimentResults& results, const std::string& dir,
   }
 }
 
+// The checkpoint directory of a run: "coulomb_seed1", ...
+std::string run_name(const RunSpec& spec) {
+  const std::string model =
+      spec.scene == kMaxDissipationScene ? std::string("max_dissipation") : "coulomb";
+  return model + "_seed" + std::to_string(spec.seed);
+}
+
 std::string text(double x) {
   std::ostringstream out;
   out << std::setprecision(4) << x;
@@ -141,15 +153,27 @@ void check_figures(ExperimentResults& results, const std::vector<Outcome>& runs,
 }  // namespace
 
 int main(int argc, char** argv) {
+  // README.md "Resuming from checkpoints": --resume continues every run from its checkpoint,
+  // also to a longer --duration; --interrupt-after stops every run after step N as if killed
+  // (the test of resuming).
   double duration = 0.0;
+  bool resume = false;
+  long interrupt_after = -1;
   ExperimentOptions own;
   own.option("--duration", duration,
              "simulated time per run, s (default: 0.08 quick, 10 full as published)")
       .within(0.0);
+  own.flag("--resume", resume, "continue each run from its latest checkpoint");
+  own.option("--interrupt-after", interrupt_after,
+             "test hook: every run stops after step N as if killed")
+      .within(0);
   return run_experiment(
       argc, argv, "channel_flow", own,
       [&](const ExperimentArguments& args, ExperimentResults& results) {
         const Scale scale = args.full() ? kFull : kQuick;
+        resumable::Persistence persistence = resumable::experiment_persistence(
+            args.output_directory, args.full(), resume, std::cout);
+        persistence.interrupt_after = interrupt_after;
         std::vector<RunSpec> specs;
         for (const std::string& scene : {kCoulombScene, kMaxDissipationScene})
           for (const unsigned seed : kSeeds) {
@@ -177,7 +201,11 @@ int main(int argc, char** argv) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
         for (std::size_t i = 0; i < specs.size(); ++i) {
           try {
-            runs[i] = run(specs[i]);
+            // Each run's progress lines through its own LineStream: two runs write at once.
+            std::unique_ptr<resumable::LineStream> progress;
+            RunSpec spec = specs[i];
+            spec.persistence = resumable::piece_persistence(persistence, run_name(spec), progress);
+            runs[i] = run(spec);
           } catch (...) {
             failure[i] = std::current_exception();
           }

@@ -58,9 +58,11 @@ Persistence Persistence::child(const std::string& name) const {
 
 fs::path checkpoint_file(const fs::path& directory) { return directory / "checkpoint.json"; }
 
-void write_checkpoint(const fs::path& directory, const Checkpoint& checkpoint,
-                      const moreau::World& world,
-                      const moreau::variational::ShearHistory& history) {
+namespace {
+
+void write_piece(const fs::path& directory, const Checkpoint& checkpoint,
+                 const moreau::World& world,
+                 std::optional<moreau::variational::ShearHistory> history) {
   std::error_code error;
   fs::create_directories(directory, error);
   if (error)
@@ -68,8 +70,22 @@ void write_checkpoint(const fs::path& directory, const Checkpoint& checkpoint,
                      ": cannot create the checkpoint's directory: " + error.message());
   const json metadata = {
       {"kind", checkpoint.kind}, {"identity", checkpoint.identity}, {"fields", checkpoint.fields}};
-  moreau::write_checkpoint(checkpoint_file(directory), world,
-                           CheckpointContents{checkpoint.step, checkpoint.kind, history, metadata});
+  moreau::write_checkpoint(
+      checkpoint_file(directory), world,
+      CheckpointContents{checkpoint.step, checkpoint.kind, std::move(history), metadata});
+}
+
+}  // namespace
+
+void write_checkpoint(const fs::path& directory, const Checkpoint& checkpoint,
+                      const moreau::World& world,
+                      const moreau::variational::ShearHistory& history) {
+  write_piece(directory, checkpoint, world, history);
+}
+
+void write_checkpoint(const fs::path& directory, const Checkpoint& checkpoint,
+                      const moreau::World& world) {
+  write_piece(directory, checkpoint, world, std::nullopt);
 }
 
 std::optional<Checkpoint> peek_checkpoint(const fs::path& directory, const std::string& kind,
@@ -91,6 +107,18 @@ std::optional<Checkpoint> read_checkpoint(const fs::path& directory, const std::
   if (!contents.shear_history)
     throw InputError(path.string() + ": scheme_state.shear_history: missing");
   history = std::move(*contents.shear_history);
+  return checkpoint;
+}
+
+std::optional<Checkpoint> read_checkpoint(const fs::path& directory, const std::string& kind,
+                                          const json& identity, moreau::World& world) {
+  const fs::path path = checkpoint_file(directory);
+  if (directory.empty() || !fs::exists(path)) return std::nullopt;
+  CheckpointContents contents = read_checkpoint_contents(path, world);
+  std::optional<Checkpoint> checkpoint = piece(path, contents, kind, identity);
+  if (contents.shear_history)
+    throw InputError(path.string() +
+                     ": scheme_state: this piece's scheme carries no state from step to step");
   return checkpoint;
 }
 

@@ -243,6 +243,54 @@ BOOST_AUTO_TEST_CASE(layers_are_a_function_of_the_seed) {
   BOOST_TEST(first_layer(7) != first_layer(8));
 }
 
+// A run continued from the inflow's state and the bodies' states (what a checkpoint holds) adds
+// the layers and deletes the particles that the uninterrupted run does: the same bodies, the
+// same generator.
+BOOST_AUTO_TEST_CASE(an_inflow_resumed_from_its_state_continues_the_same_run) {
+  ImpulseVelocityOptions o;
+  o.time_step = 1e-5;
+  World world;
+  ChannelInflow inflow(world, small_channel());
+  ImpulseVelocityStepper stepper(world, o, few_sweeps());
+  for (int s = 0; s < 530; ++s) {  // past the first deletion at the outlet (480 steps)
+    stepper.step();
+    inflow.after_step(stepper);
+  }
+  BOOST_TEST_REQUIRE(inflow.particles_removed() > 0);
+  const ChannelInflowState state = inflow.state(world);
+  World resumed_world;
+  ChannelInflow resumed = ChannelInflow::resume(resumed_world, small_channel(), state);
+  BOOST_TEST_REQUIRE(resumed_world.bodies.size() == world.bodies.size());
+  for (std::size_t i = 0; i < world.bodies.size(); ++i) {  // the states a checkpoint restores
+    RigidBody& b = resumed_world.bodies[i];
+    b.position = world.bodies[i].position;
+    b.orientation = world.bodies[i].orientation;
+    b.linear_velocity = world.bodies[i].linear_velocity;
+    b.angular_velocity = world.bodies[i].angular_velocity;
+  }
+  resumed_world.time = world.time;
+  ImpulseVelocityStepper resumed_stepper(resumed_world, o, few_sweeps());
+  resumed_stepper.resume_at(stepper.steps_taken());
+  for (int s = 0; s < 200; ++s) {
+    stepper.step();
+    inflow.after_step(stepper);
+    resumed_stepper.step();
+    resumed.after_step(resumed_stepper);
+  }
+  BOOST_TEST(resumed.layers() == inflow.layers());
+  BOOST_TEST(resumed.particles_added() == inflow.particles_added());
+  BOOST_TEST(resumed.particles_removed() == inflow.particles_removed());
+  BOOST_TEST_REQUIRE(resumed_world.bodies.size() == world.bodies.size());
+  for (std::size_t i = 0; i < world.bodies.size(); ++i) {
+    BOOST_TEST((resumed_world.bodies[i].position == world.bodies[i].position));
+    BOOST_TEST((resumed_world.bodies[i].linear_velocity == world.bodies[i].linear_velocity));
+  }
+  ChannelInflowState negative = state;
+  negative.particles = -1;
+  World refused;
+  BOOST_CHECK_THROW(ChannelInflow::resume(refused, small_channel(), negative), InputError);
+}
+
 BOOST_AUTO_TEST_CASE(options_that_cannot_make_a_layer_are_refused) {
   ChannelFlowOptions o = small_channel();
   o.grid_spacing = 1e-4;  // below the diameter

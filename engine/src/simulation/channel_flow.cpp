@@ -64,6 +64,34 @@ int ChannelFlowOptions::layer_columns() const { return grid_points(y_max - y_min
 int ChannelFlowOptions::layer_rows() const { return grid_points(z_max - z_min, grid_spacing); }
 
 ChannelInflow::ChannelInflow(World& world, ChannelFlowOptions options)
+    : ChannelInflow(world, std::move(options), 0) {
+  add_layer(world);
+  if (options_.fill) fill(world);
+}
+
+ChannelInflow ChannelInflow::resume(World& world, ChannelFlowOptions options,
+                                    const ChannelInflowState& state) {
+  if (state.particles < 0 || state.layers < 0 || state.added < 0 || state.removed < 0)
+    throw InputError("ChannelInflowState: negative counts (particles " +
+                     std::to_string(state.particles) + ", layers " + std::to_string(state.layers) +
+                     ", added " + std::to_string(state.added) + ", removed " +
+                     std::to_string(state.removed) + ")");
+  ChannelInflow inflow(world, std::move(options), 0);
+  world.bodies.resize(world.bodies.size() + static_cast<std::size_t>(state.particles),
+                      inflow.particle_);
+  inflow.layers_ = state.layers;
+  inflow.added_ = state.added;
+  inflow.removed_ = state.removed;
+  inflow.state_ = state.generator;
+  return inflow;
+}
+
+ChannelInflowState ChannelInflow::state(const World& world) const {
+  return {layers_, added_, removed_, state_,
+          static_cast<long>(world.bodies.size()) - first_particle_};
+}
+
+ChannelInflow::ChannelInflow(World& world, ChannelFlowOptions options, int)
     : options_(std::move(options)), state_(options_.seed) {
   options_.validate();
   if (options_.material >= static_cast<int>(world.materials.size()))
@@ -86,8 +114,6 @@ ChannelInflow::ChannelInflow(World& world, ChannelFlowOptions options)
       particle_.shape.geometry, world.materials[options_.material].density, Dimension::three);
   particle_.mass = mass.mass;
   particle_.inertia_body = mass.inertia;
-  add_layer(world);
-  if (options_.fill) fill(world);
 }
 
 void ChannelInflow::fill(World& world) {

@@ -60,12 +60,29 @@ struct InflowUpdate {
   int removed = 0;  // particles deleted at the outlet
 };
 
+// What an inflow carries beside the world's bodies: the counters and the generator's state, all a
+// checkpoint needs to continue a run (the plane's position and every particle are bodies).
+struct ChannelInflowState {
+  long layers = 0, added = 0, removed = 0;
+  std::uint64_t generator = 0;  // splitmix64 state
+  long particles = 0;           // particle bodies in the world (from first_particle() on)
+};
+
 class ChannelInflow {
  public:
   // Appends the plane (a prescribed half-space with normal +x at inlet_x, moving at `speed`),
   // the first layer and, with `fill`, the initial filling to `world`. Throws InputError for invalid
   // options or a material the world lacks.
   ChannelInflow(World& world, ChannelFlowOptions options);
+
+  // The inflow of a run continued from a checkpoint: appends to `world` (the scene's world, as
+  // the constructor takes it) the plane and `state.particles` spheres at rest, the bodies of the
+  // checkpoint, whose states reading it (read_checkpoint_contents, moreau/io/checkpoint.hpp)
+  // then replaces; the counters and the generator continue from `state`. Throws InputError as
+  // the constructor, and for a negative count.
+  static ChannelInflow resume(World& world, ChannelFlowOptions options,
+                              const ChannelInflowState& state);
+  ChannelInflowState state(const World& world) const;
 
   // After each step of `stepper` (whose world is the one given above): deletes the particles
   // past the outlet, and, once the plane has moved two radii, resets it and appends a new
@@ -81,6 +98,8 @@ class ChannelInflow {
   long particles_removed() const { return removed_; }
 
  private:
+  // The plane and the particle template (no particle).
+  ChannelInflow(World& world, ChannelFlowOptions options, int);
   void add_layer(World& world);
   void fill(World& world);
   double uniform();  // in [-1, 1), from the seeded generator
@@ -112,6 +131,8 @@ class CellFields {
   long cells_x() const { return nx_; }
   long cells_y() const { return ny_; }
   const Cell& at(long ix, long iy) const { return cells_[iy * nx_ + ix]; }
+  // The sums of a cell, to restore them (a run continued from a checkpoint).
+  Cell& at(long ix, long iy) { return cells_[iy * nx_ + ix]; }
   double cell_width() const { return (x1_ - x0_) / static_cast<double>(nx_); }
   double cell_depth() const { return (y1_ - y0_) / static_cast<double>(ny_); }
   double centre_x(long ix) const { return x0_ + (static_cast<double>(ix) + 0.5) * cell_width(); }

@@ -80,6 +80,15 @@ std::optional<Checkpoint> read_checkpoint(const std::filesystem::path& directory
                                           moreau::World& world,
                                           moreau::variational::ShearHistory& history);
 
+// The same for a piece whose scheme carries no state from step to step (the impulse-velocity
+// scheme without warm start): the checkpoint holds the world and the piece's metadata, and
+// reading refuses one that carries a scheme state, whose run would not continue as it was.
+void write_checkpoint(const std::filesystem::path& directory, const Checkpoint& checkpoint,
+                      const moreau::World& world);
+std::optional<Checkpoint> read_checkpoint(const std::filesystem::path& directory,
+                                          const std::string& kind, const nlohmann::json& identity,
+                                          moreau::World& world);
+
 // Runs `parse` (which reads the fields with json::at and get<T>); a missing or mistyped field is
 // an InputError naming the checkpoint file and metadata.fields.
 void parse_fields(const std::filesystem::path& directory, const std::function<void()>& parse);
