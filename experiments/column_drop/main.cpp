@@ -134,7 +134,7 @@ void check(ExperimentResults& results, const std::vector<Run>& runs, bool full) 
 // settled column, so they can run as two processes whose checkpoints are merged), leaving the
 // checks, which compare families and releases, unchecked; --pieces runs that many pieces at
 // once, each on one thread; --interrupt-after stops every piece after N steps as if killed
-// (resume_test.cmake).
+// (experiment.column_drop.resume).
 struct Options {
   bool resume = false;
   std::optional<long> particles;

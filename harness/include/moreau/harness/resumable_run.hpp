@@ -11,8 +11,8 @@
 // and, as its metadata, {"kind", "identity", "fields"}: what the piece is, the options that must
 // match on resuming and the experiment's own counters. With these and the driver's or stepper's
 // step count, a continued run repeats the numbers of an uninterrupted one bit for bit
-// (biaxial_compression's persistence_test.cpp, column_drop's resume_test.cmake). Everything read
-// is validated: a corrupt or mismatching file is an InputError naming the file, never a silent
+// (biaxial_compression's persistence_test.cpp, harness/cmake/resumed_run_test.cmake). Everything
+// read is validated: a corrupt or mismatching file is an InputError naming the file, never a silent
 // fresh start.
 #include <filesystem>
 #include <functional>
