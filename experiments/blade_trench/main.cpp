@@ -33,6 +33,8 @@ struct Options {
   bool complete = false;
   bool resume = false;
   bool settle_only = false;
+  // --trench: the full scale's trench, medium (the main job) or the published one.
+  FullTrench trench = FullTrench::medium;
   // --preconditioner: the IPM's body-space CG preconditioner (IpmOptions::preconditioner),
   // for comparison; the engine's default otherwise.
   moreau::conic::BodySpacePreconditioner preconditioner =
@@ -41,9 +43,12 @@ struct Options {
 };
 
 // This experiment's own options (README.md, "Running"), declared beside the common ones.
-ExperimentOptions declare(Options& o, std::string& preconditioner) {
+ExperimentOptions declare(Options& o, std::string& preconditioner, std::string& trench) {
   ExperimentOptions own;
-  own.flag("--complete", o.complete, "full scale only: every tolerance, the DEM and PGJ over 4 s");
+  own.option("--trench", trench, "the full scale's trench (README.md, \"Scales\")")
+      .choices({"medium", "published"});
+  own.flag("--complete", o.complete,
+           "the published trench only: every tolerance, the DEM and PGJ over 4 s");
   own.flag("--resume", o.resume, "start each run from its latest checkpoint");
   own.flag("--settle-only", o.settle_only, "settle the fill into the cache and stop");
   own.option("--spheres", o.size.spheres, "another number of grains (README.md, size options)")
@@ -63,13 +68,15 @@ ExperimentOptions declare(Options& o, std::string& preconditioner) {
 int main(int argc, char** argv) {
   Options own;
   std::string preconditioner = "symmetric_gauss_seidel";
+  std::string trench = "medium";
   return run_experiment(
-      argc, argv, kExperiment, declare(own, preconditioner),
+      argc, argv, kExperiment, declare(own, preconditioner, trench),
       [&](const ExperimentArguments& args, ExperimentResults& results) {
         if (preconditioner == "body_blocks")
           own.preconditioner = moreau::conic::BodySpacePreconditioner::body_blocks;
+        if (trench == "published") own.trench = FullTrench::published;
         const fs::path dir = args.output_directory;
-        TrenchConfig config = trench_config(args.scale, own.complete, own.size);
+        TrenchConfig config = trench_config(args.scale, own.trench, own.complete, own.size);
         config.ipm_preconditioner = own.preconditioner;
         const Start start = prepare(config, dir, results);
         results.add_file("settled_packing.json", "raw");
@@ -98,9 +105,16 @@ int main(int argc, char** argv) {
         write_series(results, dir, all);
         write_table(results, dir, table_1(results.reference()), ipm, ipm_fine, dem, dem_draft, pgj,
                     config.steady_start);
-        const std::string suffix = args.full() ? "_full" : "";
+        const bool medium = args.full() && own.trench == FullTrench::medium;
+        const std::string suffix = !args.full() ? "" : medium ? "_medium" : "_full";
         check_drafts(results, ipm, dem_draft, suffix);
         check_separation(results, ipm, suffix);
+        if (medium)
+          not_this_trench(results, "_full",
+                          "the published trench (105,144 spheres) runs with --trench published "
+                          "--complete (ctest experiment.blade_trench.published, label long)");
+        else if (args.full())
+          not_this_trench(results, "_medium", "the medium trench runs with --trench medium");
         measure_runs(results, results.reference(), ipm, ipm_fine, dem, pgj, config.steady_start,
                      dem_draft);
         results.measure("OpenMP threads", omp_get_max_threads(), "");

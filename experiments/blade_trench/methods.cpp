@@ -63,9 +63,9 @@ RunResult run_shake(const TrenchConfig& c, double density, const fs::path& packi
   return result;
 }
 
-IpmOptions ipm_options(double tolerance, moreau::conic::BodySpacePreconditioner preconditioner) {
+IpmOptions ipm_options(double tolerance, const TrenchConfig& config) {
   IpmOptions o;
-  o.core.body_space_preconditioner = preconditioner;
+  o.core.body_space_preconditioner = config.ipm_preconditioner;
   // Kleinert et al.'s tolerances bound their error(gamma, u): Table 1's mean errors lie just
   // below each tolerance (9.35e-6 at 1e-5). The suite's merit at the same number is far
   // stricter (README.md), so the IPM stops on the paper's measure.
@@ -142,7 +142,7 @@ std::vector<RunResult> run_fine_ipm(const TrenchConfig& config, const Start& sta
   if (!(config.ipm_fine_duration > 0.0)) return {};
   return {run_shake(config, start.density, start.checkpoint,
                     spec("IPM 1e-5 h=1e-3", "ipm_fine", config.ipm_fine_duration), kFineStep, "ipm",
-                    ipm_options(kFineTolerance, config.ipm_preconditioner), fs::path())};
+                    ipm_options(kFineTolerance, config), fs::path())};
 }
 
 std::vector<ToleranceResult> run_tolerances(const TrenchConfig& config, const Start& start,
@@ -150,7 +150,7 @@ std::vector<ToleranceResult> run_tolerances(const TrenchConfig& config, const St
                                             const fs::path& dir) {
   std::vector<ToleranceResult> ipm;
   for (const ToleranceRun& t : config.ipm) {
-    const IpmOptions o = ipm_options(t.tolerance, config.ipm_preconditioner);
+    const IpmOptions o = ipm_options(t.tolerance, config);
     const std::string name = tolerance_name(t.tolerance);
     ToleranceResult r;
     r.tolerance = t.tolerance;

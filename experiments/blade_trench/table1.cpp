@@ -181,6 +181,16 @@ void check_separation(ExperimentResults& results, const std::vector<ToleranceRes
   results.check("no_separation_at_1e-4_and_below", tight_holds, tight_note);
 }
 
+void not_this_trench(ExperimentResults& results, const std::string& suffix,
+                     const std::string& reason) {
+  for (const char* tolerance : {"1e-5", "1e-6"}) {
+    results.not_evaluated(std::string("draft_mean_difference_ipm_") + tolerance + suffix, reason);
+    results.not_evaluated(std::string("draft_rms_difference_ipm_") + tolerance + suffix, reason);
+  }
+  results.not_evaluated("draft_approaches_dem_as_tolerance_tightens" + suffix, reason);
+  results.not_evaluated("tolerance_1e-2_fails_or_separates" + suffix, reason);
+}
+
 void measure_runs(ExperimentResults& results, const Reference& reference,
                   const std::vector<ToleranceResult>& ipm, const std::vector<RunResult>& ipm_fine,
                   const RunResult& dem, const std::vector<RunResult>& pgj, double steady_start,

@@ -34,13 +34,19 @@ void write_table(ExperimentResults& results, const fs::path& dir,
 
 // The checks of reference/blade_trench/expected.json. Every check is recorded, also where the
 // configuration does not evaluate it (no run at that tolerance, or runs that end before the
-// steady part: the main job's published-scale start), with NaN or false and the reason; the
-// published-scale entries carry the suffix "_full" (their known differences differ).
+// steady part), with NaN or false and the reason. The entries of the full scale's trenches
+// carry a suffix (their bands' reasons and known differences differ): "_medium" for the medium
+// trench, "_full" for the published one; the quick scale's none.
 void check_drafts(ExperimentResults& results, const std::vector<ToleranceResult>& ipm,
                   const Steady& dem, const std::string& suffix);
 
 void check_separation(ExperimentResults& results, const std::vector<ToleranceResult>& ipm,
                       const std::string& suffix);
+
+// The draft and 1e-2 entries of the trench this run is not (suffix "_medium" or "_full"),
+// recorded as not evaluated with `reason`.
+void not_this_trench(ExperimentResults& results, const std::string& suffix,
+                     const std::string& reason);
 
 void measure_runs(ExperimentResults& results, const Reference& reference,
                   const std::vector<ToleranceResult>& ipm, const std::vector<RunResult>& ipm_fine,

@@ -8,8 +8,29 @@
 namespace blade_trench {
 namespace {
 
-TrenchConfig scale_config(const std::string& scale, bool complete) {
+// The medium trench (README.md, "Scales"): the published grains, blade (0.2 m wide, 0.2 m
+// deep, eight mean diameters) and speed; 0.2 m of material beside the blade on each side and
+// 0.1 m below it, which the failure wedge (about d tan(45 + phi/2) ~ 0.26 m long ahead of the
+// blade, and spreading sideways by less) does not reach; 0.9 m long, so that after 2 s (0.4 m
+// of travel) the wedge's front is still 0.2 m short of the end wall. 12,087 spheres fill it
+// 0.30 m deep at a packing fraction of 0.6.
+TrenchConfig medium_config(bool complete) {
+  if (complete)
+    throw moreau::InputError("--complete applies to the published trench (--trench published)");
   TrenchConfig c;
+  c.geometry = {12087, 0.9, 0.6, 0.2, 0.2, 0.02};
+  // As the published trench: the wedge is built after 1.5 blade depths of travel (1.5 s).
+  c.steady_start = 1.5;
+  const double end = 2.0;
+  c.dem_duration = end;
+  c.ipm = {{1e-2, end}, {1e-3, end}, {1e-4, end}, {1e-5, end}, {1e-6, end}};
+  c.checkpoint_every = 10;
+  return c;
+}
+
+TrenchConfig scale_config(const std::string& scale, FullTrench trench, bool complete) {
+  TrenchConfig c;
+  if (scale == "full" && trench == FullTrench::medium) return medium_config(complete);
   if (scale == "full") {
     // Kleinert Sec. 5: 105,144 spheres, blade 0.2 m wide at 0.2 m depth. Ours: a trench 1 m
     // wide (0.4 m of material beside the blade on each side), 3.5 m long, so that the fill is
@@ -61,8 +82,9 @@ TrenchConfig scale_config(const std::string& scale, bool complete) {
 
 }  // namespace
 
-TrenchConfig trench_config(const std::string& scale, bool complete, const SizeOptions& size) {
-  TrenchConfig c = scale_config(scale, complete);
+TrenchConfig trench_config(const std::string& scale, FullTrench trench, bool complete,
+                           const SizeOptions& size) {
+  TrenchConfig c = scale_config(scale, trench, complete);
   if (size.spheres != 0) {
     if (size.spheres < 300)
       throw moreau::InputError("--spheres: at least 300, got " + std::to_string(size.spheres));

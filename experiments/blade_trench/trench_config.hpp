@@ -40,7 +40,13 @@ struct SizeOptions {
   double cost_duration = 0.0;
 };
 
-// scale: "quick" or "full"; complete: every tolerance over the whole duration (full only).
-TrenchConfig trench_config(const std::string& scale, bool complete, const SizeOptions& size = {});
+// The trench of the full scale (README.md, "Scales"): medium (the published grains, blade and
+// speed in a shorter, narrower trench; the main job) or the published 105,144 spheres.
+enum class FullTrench { medium, published };
+
+// scale: "quick" or "full"; trench: which one at the full scale; complete: every tolerance
+// over the whole duration (the published trench only).
+TrenchConfig trench_config(const std::string& scale, FullTrench trench, bool complete,
+                           const SizeOptions& size = {});
 
 }  // namespace blade_trench
