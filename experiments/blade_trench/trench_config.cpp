@@ -96,13 +96,16 @@ TrenchConfig trench_config(const std::string& scale, FullTrench trench, bool com
       c.geometry.length *= std::sqrt(grow);
       c.geometry.width *= std::sqrt(grow);
     } else {
-      // The published cross-section (width, fill depth, blade) over a shorter trench: the cost
+      // The trench's cross-section (width, fill depth, blade) over a shorter trench: the cost
       // per step at the full depth, which sets the conditioning, for a fraction of the grains.
+      const double length = c.geometry.length;
       c.geometry.length *= grow;
-      if (c.geometry.length < 0.3)
-        throw moreau::InputError("--spheres: the full trench shortened to " +
-                                 std::to_string(size.spheres) +
-                                 " spheres is shorter than 0.3 m; use at least 9,013");
+      if (c.geometry.length < 0.3) {
+        const int least = static_cast<int>(std::ceil(0.3 / length * (size.spheres / grow)));
+        throw moreau::InputError(
+            "--spheres: the full scale's trench shortened to " + std::to_string(size.spheres) +
+            " spheres is shorter than 0.3 m; use at least " + std::to_string(least));
+      }
     }
   }
   if (size.cost_duration != 0.0) {

@@ -44,25 +44,19 @@ double reference_force(const World& world, const DemOptions& options) {
   return weight;
 }
 
-// Closest-point contact of a pair, the sphere-sphere case inline (the hot path of granular
-// scenes), everything else through the engine's narrow phase.
-bool pair_geometry(const World& world, int a, int b, std::vector<Contact>& scratch, Contact& out) {
+// The geometry of a touching pair: unit normal from a to b, contact point, gap (< 0). Left
+// uninitialized (unlike Contact, whose frame defaults cost stores in the pair loop).
+struct Touch {
+  Vec3 normal;
+  Vec3 point;
+  double gap;
+};
+
+// Closest-point contact of a pair through the engine's narrow phase (the pairs that are not
+// centred spheres or a centred sphere and a half-space, which DemStepper evaluates inline).
+bool pair_geometry(const World& world, int a, int b, std::vector<Contact>& scratch, Touch& out) {
   const RigidBody& ba = world.bodies[a];
   const RigidBody& bb = world.bodies[b];
-  const auto* sa = std::get_if<Sphere>(&ba.shape.geometry);
-  const auto* sb = std::get_if<Sphere>(&bb.shape.geometry);
-  if (sa && sb && ba.shape.offset.isZero() && bb.shape.offset.isZero()) {
-    const Vec3 d = bb.position - ba.position;
-    const double distance = d.norm();
-    const double gap = distance - sa->radius - sb->radius;
-    if (gap >= 0.0 || distance == 0.0) return false;
-    out.body_a = a;
-    out.body_b = b;
-    out.normal = d / distance;
-    out.gap = gap;
-    out.point = ba.position + out.normal * (sa->radius + 0.5 * gap);
-    return true;
-  }
   scratch.clear();
   narrow_phase(world, a, b, 0.0, scratch);
   if (scratch.empty() || scratch.front().gap >= 0.0) return false;
@@ -71,9 +65,46 @@ bool pair_geometry(const World& world, int a, int b, std::vector<Contact>& scrat
         "DEM: bodies '" + ba.name + "' and '" + bb.name +
         "' touch at several points; the DEM reference handles single-point pairs (spheres, disks, "
         "capsule ends against curved shapes)");
-  out = scratch.front();
+  out.normal = scratch.front().normal;
+  out.point = scratch.front().point;
+  out.gap = scratch.front().gap;
   return true;
 }
+
+// Two centred spheres (centres p_a, p_b): normal from a to b, the point halfway across the
+// overlap.
+bool sphere_sphere(const Vec3& p_a, double r_a, const Vec3& p_b, double r_b, Touch& out) {
+  const Vec3 d = p_b - p_a;
+  const double distance = d.norm();
+  const double gap = distance - r_a - r_b;
+  if (gap >= 0.0 || distance == 0.0) return false;
+  out.normal = d / distance;
+  out.gap = gap;
+  out.point = p_a + out.normal * (r_a + 0.5 * gap);
+  return true;
+}
+
+// A centred sphere (centre c, radius r) against a half-space body, with the narrow phase's
+// arithmetic (ball_halfspace and its emitter): the plane's pose from its orientation, the
+// normal from the sphere into the solid (negated when the half-space is side a), the point
+// halfway between the sphere's deepest point and the centre's projection on the plane.
+bool sphere_plane(const Vec3& c, double r, const RigidBody& plane, bool plane_is_a, Touch& out) {
+  const Mat3 rotation = plane.orientation.toRotationMatrix();
+  const Vec3 h = plane.position + rotation * plane.shape.offset;
+  const Vec3 m = rotation * std::get<HalfSpace>(plane.shape.geometry).normal;
+  const double height = m.dot(c - h);
+  const double gap = height - r;
+  if (!(gap < 0.0)) return false;
+  const Vec3 normal = -m;
+  out.normal = plane_is_a ? Vec3(-normal) : normal;
+  const Vec3 point_sphere = c - r * m;
+  const Vec3 point_plane = c - height * m;
+  out.point = 0.5 * (point_sphere + point_plane);
+  out.gap = gap;
+  return true;
+}
+
+bool exactly_zero(const Mat3& m) { return (m.array() == 0.0).all(); }
 
 }  // namespace
 
@@ -266,8 +297,23 @@ DemStepper::DemStepper(World& world, DemOptions options)
   skin_ = default_skin(world_, options_);
   force_.assign(world_.bodies.size(), Vec6::Zero());
   update_mass_properties();
+  state_.resize(world_.bodies.size());
+  angular_velocity_.resize(world_.bodies.size());
+  for (int i = 0; i < static_cast<int>(world_.bodies.size()); ++i) copy_state(i);
   rebuild_neighbours();
   compute_forces(false);
+}
+
+void DemStepper::copy_state(int i) {
+  const RigidBody& body = world_.bodies[i];
+  BodyState& state = state_[i];
+  state.position = body.position;
+  state.velocity = body.linear_velocity;
+  state.mass = body.mass;
+  state.dynamic = body.is_dynamic();
+  const Vec3& w = body.angular_velocity;
+  state.spins = !(w.x() == 0.0 && w.y() == 0.0 && w.z() == 0.0);
+  angular_velocity_[i] = w;
 }
 
 void DemStepper::update_mass_properties() {
@@ -276,11 +322,13 @@ void DemStepper::update_mass_properties() {
   inverse_inertia_body_.assign(n, Mat3::Zero());
   inverse_mass_orientation_.resize(n);
   rotating_.assign(n, 0);
+  turns_.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const RigidBody& body = world_.bodies[i];
     inverse_mass_[i] = moreau::inverse_mass(body, world_.dimension);
     rotating_[i] =
         body.is_dynamic() && !body.rotation_locked && world_.dimension == Dimension::three;
+    turns_[i] = rotating_[i] || !exactly_zero(inverse_mass_[i].angular);
     if (!rotating_[i]) continue;
     inverse_inertia_body_[i] = body.inertia_body.inverse();
     inverse_mass_orientation_[i] = body.orientation;
@@ -295,6 +343,10 @@ void DemStepper::kick(int i, double half_step) {
   RigidBody& body = world_.bodies[i];
   if (!body.is_dynamic()) return;
   InverseMass& inverse = inverse_mass_[i];
+  if (!turns_[i]) {  // no rotational block: the angular half of the kick is zero
+    body.linear_velocity += half_step * inverse.linear.cwiseProduct(force_[i].head<3>());
+    return;
+  }
   if (rotating_[i] && std::memcmp(inverse_mass_orientation_[i].coeffs().data(),
                                   body.orientation.coeffs().data(), 4 * sizeof(double)) != 0) {
     const Mat3 rotation = body.orientation.toRotationMatrix();
@@ -315,11 +367,40 @@ void DemStepper::rebuild_neighbours() {
   pairs_ = broad_phase_pairs(world_, collision);
   laws_.resize(pairs_.size());
   spring_.assign(pairs_.size(), Vec3::Zero());
-  pair_contact_.assign(pairs_.size(), DemContact{});
+  pair_contact_.assign(pairs_.size(), PairContact{});
+  pair_point_.assign(pairs_.size(), Vec3::Zero());
+  pair_data_.resize(pairs_.size());
   for (std::size_t p = 0; p < pairs_.size(); ++p) {
-    laws_[p] = pair_law(world_, pairs_[p].first, pairs_[p].second, options_.law);
+    const auto [a, b] = pairs_[p];
+    laws_[p] = pair_law(world_, a, b, options_.law);
     const auto it = old_springs.find(pairs_[p]);
     if (it != old_springs.end()) spring_[p] = it->second;
+    PairData& data = pair_data_[p];
+    const Shape& shape_a = world_.bodies[a].shape;
+    const Shape& shape_b = world_.bodies[b].shape;
+    const auto* sphere_a = std::get_if<Sphere>(&shape_a.geometry);
+    const auto* sphere_b = std::get_if<Sphere>(&shape_b.geometry);
+    const bool centred_a = sphere_a && shape_a.offset.isZero();
+    const bool centred_b = sphere_b && shape_b.offset.isZero();
+    data = PairData{};
+    if (centred_a && centred_b) {
+      data.kind = PairKind::sphere_sphere;
+      data.radius_a = sphere_a->radius;
+      data.radius_b = sphere_b->radius;
+    } else if (centred_a && std::holds_alternative<HalfSpace>(shape_b.geometry)) {
+      data.kind = PairKind::sphere_plane;
+      data.radius_a = sphere_a->radius;
+    } else if (centred_b && std::holds_alternative<HalfSpace>(shape_a.geometry)) {
+      data.kind = PairKind::plane_sphere;
+      data.radius_b = sphere_b->radius;
+    }
+    const PairLaw& law = laws_[p];
+    data.hookean = law.law == NormalLaw::hookean;
+    data.stiffness = law.stiffness;
+    if (data.hookean) data.damping = law.damping(0.0);
+    data.tangential_stiffness = law.tangential_stiffness;
+    data.tangential_damping = law.tangential_damping;
+    data.friction = law.friction;
   }
   const int body_count = static_cast<int>(world_.bodies.size());
   body_pair_start_.assign(body_count + 1, 0);
@@ -349,7 +430,8 @@ void DemStepper::rebuild_neighbours() {
 
 // Contact forces at the current positions, then per body its total force; with `kick`, each
 // body's second half kick follows its gather in the same loop (the gather reads positions and
-// contact forces only, so kicking body i there changes nothing another body reads).
+// contact forces only, so kicking body i there changes nothing another body reads). The pair
+// loop reads the bodies' compact state_ (copied after the drift), not the RigidBody records.
 void DemStepper::compute_forces(bool kick_bodies) {
   const double dt = options_.time_step;
   const int pair_count = static_cast<int>(pairs_.size());
@@ -360,71 +442,105 @@ void DemStepper::compute_forces(bool kick_bodies) {
 #pragma omp for schedule(dynamic, 512) reduction(+ : touching)
     for (int p = 0; p < pair_count; ++p) {
       const auto [a, b] = pairs_[p];
-      DemContact& out = pair_contact_[p];
-      Contact c;
-      if (!pair_geometry(world_, a, b, scratch, c)) {
+      const PairData& data = pair_data_[p];
+      const BodyState& sa = state_[a];
+      const BodyState& sb = state_[b];
+      PairContact& out = pair_contact_[p];
+      Touch c;
+      bool touches;
+      switch (data.kind) {
+        case PairKind::sphere_sphere:
+          touches = sphere_sphere(sa.position, data.radius_a, sb.position, data.radius_b, c);
+          break;
+        case PairKind::sphere_plane:
+          touches = sphere_plane(sa.position, data.radius_a, world_.bodies[b], false, c);
+          break;
+        case PairKind::plane_sphere:
+          touches = sphere_plane(sb.position, data.radius_b, world_.bodies[a], true, c);
+          break;
+        default:
+          touches = pair_geometry(world_, a, b, scratch, c);
+      }
+      if (!touches) {
         out.overlap = 0.0;
-        out.normal_force = out.elastic_force = 0.0;
+        out.normal_force = 0.0;
         out.force_on_b.setZero();
         spring_[p].setZero();  // contact lost: Cundall-Strack spring released
         continue;
       }
       ++touching;
-      const RigidBody& ba = world_.bodies[a];
-      const RigidBody& bb = world_.bodies[b];
-      const PairLaw& law = laws_[p];
-      const Vec3 relative = bb.linear_velocity + bb.angular_velocity.cross(c.point - bb.position) -
-                            ba.linear_velocity - ba.angular_velocity.cross(c.point - ba.position);
+      // Without spin the angular terms are zero: v_b - v_a (the same numbers, up to the sign
+      // of a zero).
+      Vec3 relative;
+      if (sa.spins || sb.spins)
+        relative = sb.velocity + angular_velocity_[b].cross(c.point - sb.position) - sa.velocity -
+                   angular_velocity_[a].cross(c.point - sa.position);
+      else
+        relative = sb.velocity - sa.velocity;
       const double normal_speed = relative.dot(c.normal);  // > 0 separating
       const double overlap = -c.gap;
-      out.body_a = a;
-      out.body_b = b;
-      out.point = c.point;
+      const bool hookean = data.hookean;
+      pair_point_[p] = c.point;
       out.normal = c.normal;
       out.overlap = overlap;
-      out.elastic_force = law.elastic_force(overlap);
+      const double elastic_force =
+          hookean ? data.stiffness * overlap : laws_[p].elastic_force(overlap);
       // Silbert eq. 2-3, Olsen & Kamrin eq. 24: elastic plus viscous, without a cut-off of the
       // viscous pull while the grains still overlap; only then does gamma = 2 sqrt(k m*)
       // give e_n = 0 (a cut-off would let a critically damped contact rebound at e^-2 v).
-      const double damping = law.damping(overlap);
-      out.normal_force = out.elastic_force - damping * normal_speed;
+      const double damping = hookean ? data.damping : laws_[p].damping(overlap);
+      out.normal_force = elastic_force - damping * normal_speed;
       Vec3 tangential_force = Vec3::Zero();
-      if (law.tangential_stiffness > 0.0) {
+      if (data.tangential_stiffness > 0.0) {
         const Vec3 tangential_velocity = relative - normal_speed * c.normal;
         Vec3& s = spring_[p];
         // Keep the spring in the current tangent plane (rotate with the contact frame).
         const double length = s.norm();
         s -= s.dot(c.normal) * c.normal;
-        if (s.norm() > 0.0) s *= length / s.norm();
+        const double projected = s.norm();
+        if (projected > 0.0) s *= length / projected;
         s += dt * tangential_velocity;
-        const double tangential_damping = law.tangential_damping;
-        tangential_force = -law.tangential_stiffness * s - tangential_damping * tangential_velocity;
-        const double cap = law.friction * std::max(0.0, out.normal_force);
-        if (tangential_force.norm() > cap) {
+        const double tangential_damping = data.tangential_damping;
+        tangential_force =
+            -data.tangential_stiffness * s - tangential_damping * tangential_velocity;
+        const double cap = data.friction * std::max(0.0, out.normal_force);
+        const double magnitude = tangential_force.norm();
+        if (magnitude > cap) {
           // Sliding: the force sits on the Coulomb cone and the spring matches it.
-          tangential_force *= cap / tangential_force.norm();
+          tangential_force *= cap / magnitude;
           s = -(tangential_force + tangential_damping * tangential_velocity) /
-              law.tangential_stiffness;
+              data.tangential_stiffness;
         }
       }
       out.force_on_b = out.normal_force * c.normal + tangential_force;
     }
-    // Gather per body over its own pairs (each body written by one thread, fixed order).
+    // Gather per body over its own pairs (each body written by one thread, fixed order); the
+    // torque only for a body with a rotational block.
     const int body_count = static_cast<int>(world_.bodies.size());
 #pragma omp for schedule(dynamic, 256)
     for (int i = 0; i < body_count; ++i) {
-      const RigidBody& body = world_.bodies[i];
-      Vec6 total = Vec6::Zero();
-      total.head<3>() = body.mass * world_.gravity;
+      const BodyState& state = state_[i];
+      const Vec3& position = state.position;
+      const bool turns = turns_[i];
+      Vec3 force = state.mass * world_.gravity;
+      Vec3 torque = Vec3::Zero();
       for (int k = body_pair_start_[i]; k < body_pair_start_[i + 1]; ++k) {
-        const DemContact& c = pair_contact_[body_pair_index_[k] / 2];
+        const unsigned side = static_cast<unsigned>(body_pair_index_[k]);  // 2 pair + (b ? 1 : 0)
+        const PairContact& c = pair_contact_[side >> 1];
         if (c.overlap <= 0.0) continue;
-        const Vec3 force = (body_pair_index_[k] % 2 == 1) ? c.force_on_b : Vec3(-c.force_on_b);
-        total.head<3>() += force;
-        total.tail<3>() += (c.point - body.position).cross(force);
+        const Vec3 f = (side & 1u) ? c.force_on_b : Vec3(-c.force_on_b);
+        force += f;
+        if (turns) torque += (pair_point_[side >> 1] - position).cross(f);
       }
-      force_[i] = total;
-      if (kick_bodies) kick(i, 0.5 * dt);
+      force_[i].head<3>() = force;
+      force_[i].tail<3>() = torque;
+      if (!kick_bodies) continue;
+      if (turns) {
+        kick(i, 0.5 * dt);
+      } else if (state.dynamic) {  // kick()'s translation, inline
+        Vec3& velocity = world_.bodies[i].linear_velocity;
+        velocity += 0.5 * dt * inverse_mass_[i].linear.cwiseProduct(force);
+      }
     }
   }
   touching_ = touching;
@@ -443,9 +559,19 @@ const StepReport& DemStepper::step() {
   bool stale = false;
 #pragma omp parallel for schedule(static) reduction(|| : stale) if (body_count > kParallelGrain)
   for (int i = 0; i < body_count; ++i) {
-    kick(i, 0.5 * dt);
     RigidBody& body = world_.bodies[i];
-    integrate_position(body, dt);
+    if (turns_[i])
+      kick(i, 0.5 * dt);
+    else if (body.is_dynamic())  // kick()'s translation, inline
+      body.linear_velocity += 0.5 * dt * inverse_mass_[i].linear.cwiseProduct(force_[i].head<3>());
+    const Vec3& w = body.angular_velocity;
+    if (w.x() == 0.0 && w.y() == 0.0 && w.z() == 0.0) {
+      // integrate_position without its rotation, which turns by h |w| = 0
+      if (body.motion != Motion::fixed) body.position += dt * body.linear_velocity;
+    } else {
+      integrate_position(body, dt);
+    }
+    copy_state(i);
     if (body.motion != Motion::fixed &&
         (body.position - reference_position_[i]).squaredNorm() > limit)
       stale = true;
@@ -492,8 +618,19 @@ void DemStepper::fill_report(StepReport& report) const {
 
 std::vector<DemContact> DemStepper::contacts() const {
   std::vector<DemContact> touching;
-  for (const DemContact& c : pair_contact_)
-    if (c.overlap > 0.0) touching.push_back(c);
+  for (std::size_t p = 0; p < pair_contact_.size(); ++p) {
+    const PairContact& c = pair_contact_[p];
+    if (!(c.overlap > 0.0)) continue;
+    DemContact& out = touching.emplace_back();
+    out.body_a = pairs_[p].first;
+    out.body_b = pairs_[p].second;
+    out.point = pair_point_[p];
+    out.normal = c.normal;
+    out.overlap = c.overlap;
+    out.normal_force = c.normal_force;
+    out.elastic_force = laws_[p].elastic_force(c.overlap);
+    out.force_on_b = c.force_on_b;
+  }
   return touching;
 }
 

@@ -98,7 +98,6 @@ class DemStepper final : public Stepper {
   std::vector<Vec3> reference_position_;  // positions at the last rebuild
   std::vector<PairLaw> laws_;             // per neighbour pair
   std::vector<Vec3> spring_;              // Cundall-Strack tangential displacement per pair
-  std::vector<DemContact> pair_contact_;  // per pair; overlap <= 0 when apart
   std::vector<int> body_pair_start_, body_pair_index_;  // body -> (pair, side) CSR
   std::vector<Vec6> force_;                             // per body: force, torque
   std::size_t touching_ = 0;                            // pairs in contact after the last step
@@ -106,8 +105,51 @@ class DemStepper final : public Stepper {
   std::vector<Mat3> inverse_inertia_body_;      // J_body^-1 of the rotating bodies (else unused)
   std::vector<Quat> inverse_mass_orientation_;  // orientation inverse_mass_[i].angular is for
   std::vector<char> rotating_;                  // dynamic, 3D and not rotation-locked
+  std::vector<char> turns_;  // M^-1 has a rotational block: the body's torque is used
+
+  // How a neighbour pair's contact is found, set at each rebuild from the shapes: two centred
+  // spheres and a centred sphere against a half-space inline (the hot paths of granular
+  // scenes; the same arithmetic as the narrow phase), anything else through the narrow phase.
+  enum class PairKind : char { sphere_sphere, sphere_plane, plane_sphere, general };
+  // With the constants of the pair's law the loop reads (laws_ holds the rest), so that a
+  // pair's data fill one cache line.
+  struct alignas(64) PairData {
+    PairKind kind = PairKind::general;
+    bool hookean = true;
+    double radius_a = 0.0;  // sphere radii (the sphere's alone against a half-space)
+    double radius_b = 0.0;
+    double stiffness = 0.0;  // k_n
+    double damping = 0.0;    // gamma_n of a Hookean law, which does not depend on the overlap
+    double tangential_stiffness = 0.0;
+    double tangential_damping = 0.0;
+    double friction = 0.0;
+  };
+  std::vector<PairData> pair_data_;  // per neighbour pair
+  // The contact of each pair after the last step, in one cache line (the gather reads its first
+  // half); contacts() completes it to DemContact with the bodies, the point and the elastic
+  // force (a function of the overlap). overlap <= 0 when apart.
+  struct alignas(64) PairContact {
+    Vec3 force_on_b = Vec3::Zero();
+    double overlap = 0.0;
+    Vec3 normal = Vec3::UnitY();
+    double normal_force = 0.0;
+  };
+  std::vector<PairContact> pair_contact_;
+  std::vector<Vec3> pair_point_;  // contact point per pair
+  // Per body, what the pair loop reads, copied after each drift: a compact array instead of
+  // the RigidBody records, whose names, shapes and inertias the loop does not need.
+  struct alignas(64) BodyState {
+    Vec3 position = Vec3::Zero();
+    Vec3 velocity = Vec3::Zero();
+    double mass = 0.0;
+    bool spins = false;  // angular velocity not exactly zero
+    bool dynamic = false;
+  };
+  std::vector<BodyState> state_;
+  std::vector<Vec3> angular_velocity_;  // per body, read where spins
 
   void rebuild_neighbours();
+  void copy_state(int body);
   void compute_forces(bool kick);
   void kick(int body, double half_step);
   void fill_report(StepReport& report) const;
