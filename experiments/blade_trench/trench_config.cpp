@@ -65,6 +65,8 @@ TrenchConfig scale_config(const std::string& scale, FullTrench trench, bool comp
   }
   if (scale != "quick") throw moreau::InputError("--scale: expected quick or full, got " + scale);
   if (complete) throw moreau::InputError("--complete applies to --scale full");
+  if (trench == FullTrench::published)
+    throw moreau::InputError("--trench published applies to --scale full");
   // Quick: a few hundred spheres, the blade and trench scaled down (README.md).
   c.geometry = {300, 0.30, 0.15, 0.06, 0.05, 0.02};
   c.steady_start = 0.1;
