@@ -13,6 +13,7 @@ ForceProblem select_contacts(const ForceProblem& whole, const std::vector<int>& 
   part.length_scale = whole.length_scale;
   part.force_scale = whole.force_scale;
   part.displacement_scale = whole.displacement_scale;
+  part.degenerate_contact_floor = whole.degenerate_contact_floor;
   part.friction.resize(n);
   part.linear.resize(2 * n);
   if (whole.compliance.size() > 0) part.compliance.resize(2 * n);

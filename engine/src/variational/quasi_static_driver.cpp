@@ -528,6 +528,8 @@ QuasiStaticReport QuasiStaticDriver::solve_step(const LoadStep& load, double pse
     variational::split_contacts(working, chosen, left_out);
     report.contacts = variational::pick(detected, chosen);
     problem = variational::select_contacts(whole, chosen);
+    // Idle particles are told by forces below the tolerance (idle_particles).
+    problem.degenerate_contact_floor = false;
     eq = equilibrium(world_, report.contacts, particle_load, load, &detected);
     problem.equality = eq.matrix;
     problem.equality_rhs = eq.rhs;

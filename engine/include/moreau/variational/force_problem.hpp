@@ -76,6 +76,14 @@ struct ForceProblem {
   // screened down to part of its contacts (VariationalOptions::screen_contacts) keeps the whole
   // problem's, so that its solve stops where the whole problem's would.
   double displacement_scale = 0.0;
+  // The stop test's floor sqrt(tolerance) d F in the per-contact complementarity
+  // (force_problem.cpp): a contact with neither force nor gap at the solution then passes once
+  // its force and gap are both ~tolerance^0.75 of their scales, which double precision
+  // reaches; without it such a contact needs mu ~ 1e-16 d F and the solve ends at the interior
+  // point method's numerical limit. Off where a caller reads forces to tolerance x force_scale
+  // (the quasi-static driver tells idle particles by it, and their displacements in the
+  // static problem eq. 4.16 are not determined).
+  bool degenerate_contact_floor = true;
 
   int contact_count() const { return static_cast<int>(friction.size()); }
   // Throws InputError naming the field for sizes that do not match, negative or non-finite
