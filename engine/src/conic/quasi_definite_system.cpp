@@ -56,7 +56,6 @@
 // the regularization, taken relative to diag(C + W^2 + F^T F) (the diagonal of the eliminated
 // Newton matrix) with its own delta (kAugmentedRegularization), and the refinement on the
 // unregularized matrix recovers the digits.
-#include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <array>
@@ -86,17 +85,6 @@ constexpr double kAugmentedRegularization = 1e-14;
 constexpr double kRefinementTarget = 1e-14;
 constexpr int kMaxRefinements = 40;
 constexpr double kBlockDominance = 100.0;
-
-// Smallest eigenvalue of a symmetric cone block (1 x 1 to 3 x 3).
-template <class Block>
-double smallest_eigenvalue(const Block& block) {
-  if (block.rows() == 1) return block(0, 0);
-  if (block.rows() == 2) {
-    const double mean = 0.5 * (block(0, 0) + block(1, 1));
-    return mean - std::hypot(0.5 * (block(0, 0) - block(1, 1)), block(0, 1));
-  }
-  return Eigen::SelfAdjointEigenSolver<Block>(block, Eigen::EigenvaluesOnly).eigenvalues()(0);
-}
 
 class QuasiDefiniteSystem final : public KktSystem {
  public:
@@ -185,34 +173,56 @@ class QuasiDefiniteSystem final : public KktSystem {
     return out;
   }
 
-  // One block-Jacobi correction of the primal rows, d_k += B_k^-1 (b - K d)_k with B_k the
-  // cone's diagonal block of the unregularized K. Refinement stops at rounding in the
-  // equilibrated residual, i.e. at ~epsilon sqrt(h_j) |S b| in row j; on an opening contact
-  // near the solution h_j = (C + W^2)_jj grows like 1/mu (1e16 relative measured on 200
-  // disks), and that error lands in the next iterate's primal residual (1e-8 of |r|, above
-  // the tolerance). Solving the cone's block for the fixed coupling variables recovers its
-  // digits; the coupling rows then change by F_k delta_k = F_k B_k^-1 r_k, which is small
-  // exactly where B_k is large.
+  // A correction of the primal rows along the stiff directions of each cone's block: with
+  // B_k = sum_e lambda_e v_e v_e^T the cone's diagonal block of the unregularized K and r the
+  // residual b - K d, d_k += sum over lambda_e > kBlockDominance c_k of v_e (v_e^T r_k) /
+  // lambda_e, c_k the cone rows' coupling (sum of their squared entries in the dual rows over
+  // their relaxation: diag(F^T F) in the augmented form). Refinement stops at rounding in the
+  // equilibrated residual, i.e. at ~epsilon sqrt(h_j) |S b| in row j; near the solution W^2
+  // grows like 1/mu along the direction in which a contact opens or slides (h_j to 1e15
+  // relative, measured on disk columns), and that error lands in the next iterate's primal
+  // residual (1e-8 of |r|, above the tolerance). Solving along those directions for the fixed
+  // coupling variables recovers their digits; the coupling rows then change by at most
+  // 1 / kBlockDominance of the residual removed. A sliding contact's block has one such
+  // direction (its other eigenvalue ~ mu), an opening one two.
   void resolve_cone_blocks(const VecX& b, VecX& d) const {
-    using Block = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 3, 3>;
-    using Part = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 3, 1>;
     const VecX residual = b - apply_kkt(d);
-    const double* values = matrix_.valuePtr();
     for (std::size_t k = 0; k < dims_.size(); ++k) {
-      const int dim = dims_[k], o = offsets_[k];
-      Block block(dim, dim);
-      for (int c = 0; c < dim; ++c) {
-        for (int a = c; a < dim; ++a)
-          block(a, c) = block(c, a) = values[block_entries_[k][3 * c + a]];
-        block(c, c) -= primal_regularization_(o + c);
+      const int o = offsets_[k];
+      switch (dims_[k]) {
+        case 1:
+          resolve_block<1>(k, residual.segment<1>(o), d.segment<1>(o));
+          break;
+        case 2:
+          resolve_block<2>(k, residual.segment<2>(o), d.segment<2>(o));
+          break;
+        default:
+          resolve_block<3>(k, residual.segment<3>(o), d.segment<3>(o));
       }
-      const Eigen::LLT<Block> llt(block);
-      if (llt.info() != Eigen::Success) continue;
-      double coupling = 0.0;
-      for (int c = 0; c < dim; ++c) coupling = std::max(coupling, coupling_(o + c));
-      if (!(smallest_eigenvalue(block) > kBlockDominance * coupling)) continue;
-      const Part correction = llt.solve(Part(residual.segment(o, dim)));
-      d.segment(o, dim) += correction;
+    }
+  }
+
+  template <int Dim>
+  void resolve_block(std::size_t k, const Eigen::Matrix<double, Dim, 1>& r,
+                     Eigen::Ref<Eigen::Matrix<double, Dim, 1>> d) const {
+    const double* values = matrix_.valuePtr();
+    const int o = offsets_[k];
+    Eigen::Matrix<double, Dim, Dim> block;
+    double coupling = 0.0;
+    for (int c = 0; c < Dim; ++c) {
+      for (int a = c; a < Dim; ++a)
+        block(a, c) = block(c, a) = values[block_entries_[k][3 * c + a]];
+      block(c, c) -= primal_regularization_(o + c);
+      coupling += coupling_(o + c);
+    }
+    if (!std::isfinite(coupling)) return;
+    Eigen::SelfAdjointEigenSolver<Eigen::Matrix<double, Dim, Dim>> eigen;
+    eigen.computeDirect(block);
+    for (int e = 0; e < Dim; ++e) {
+      const double lambda = eigen.eigenvalues()(e);
+      if (!(lambda > kBlockDominance * coupling)) continue;
+      const Eigen::Matrix<double, Dim, 1> v = eigen.eigenvectors().col(e);
+      d += (v.dot(r) / lambda) * v;
     }
   }
 
