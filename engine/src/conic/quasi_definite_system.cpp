@@ -139,6 +139,7 @@ class QuasiDefiniteSystem final : public KktSystem {
       values[diagonal_[n_ + i]] = -relaxation - dual_regularization_(i);
       weights_(n_ + i) = 1.0 / std::sqrt(schur);
     }
+    find_stiff_directions();
     if (!factor_.factorize(matrix_)) return false;
     // The inertia of a quasi-definite matrix: n positive pivots (H + D_p), m negative. A
     // wrong sign means H + D_p is not positive definite in rounding.
@@ -186,43 +187,60 @@ class QuasiDefiniteSystem final : public KktSystem {
   // 1 / kBlockDominance of the residual removed. A sliding contact's block has one such
   // direction (its other eigenvalue ~ mu), an opening one two.
   void resolve_cone_blocks(const VecX& b, VecX& d) const {
+    if (stiff_.empty()) return;
     const VecX residual = b - apply_kkt(d);
-    for (std::size_t k = 0; k < dims_.size(); ++k) {
-      const int o = offsets_[k];
-      switch (dims_[k]) {
-        case 1:
-          resolve_block<1>(k, residual.segment<1>(o), d.segment<1>(o));
-          break;
-        case 2:
-          resolve_block<2>(k, residual.segment<2>(o), d.segment<2>(o));
-          break;
-        default:
-          resolve_block<3>(k, residual.segment<3>(o), d.segment<3>(o));
-      }
+    for (const StiffDirections& s : stiff_) {
+      Vec3 r = Vec3::Zero();
+      r.head(s.dim) = residual.segment(s.offset, s.dim);
+      const Vec3 correction = s.vectors * s.inverse_values.cwiseProduct(s.vectors.transpose() * r);
+      d.segment(s.offset, s.dim) += correction.head(s.dim);
     }
   }
 
-  template <int Dim>
-  void resolve_block(std::size_t k, const Eigen::Matrix<double, Dim, 1>& r,
-                     Eigen::Ref<Eigen::Matrix<double, Dim, 1>> d) const {
+  // The cones whose block has an eigenvalue above kBlockDominance times its coupling, with
+  // those eigen-directions (the block is that of the Newton step, the same for its solves).
+  // trace(B_k) bounds the largest eigenvalue: most cones are skipped without an eigen-solve.
+  void find_stiff_directions() {
+    stiff_.clear();
     const double* values = matrix_.valuePtr();
-    const int o = offsets_[k];
-    Eigen::Matrix<double, Dim, Dim> block;
-    double coupling = 0.0;
-    for (int c = 0; c < Dim; ++c) {
-      for (int a = c; a < Dim; ++a)
-        block(a, c) = block(c, a) = values[block_entries_[k][3 * c + a]];
-      block(c, c) -= primal_regularization_(o + c);
-      coupling += coupling_(o + c);
-    }
-    if (!std::isfinite(coupling)) return;
-    Eigen::SelfAdjointEigenSolver<Eigen::Matrix<double, Dim, Dim>> eigen;
-    eigen.computeDirect(block);
-    for (int e = 0; e < Dim; ++e) {
-      const double lambda = eigen.eigenvalues()(e);
-      if (!(lambda > kBlockDominance * coupling)) continue;
-      const Eigen::Matrix<double, Dim, 1> v = eigen.eigenvectors().col(e);
-      d += (v.dot(r) / lambda) * v;
+    for (std::size_t k = 0; k < dims_.size(); ++k) {
+      const int dim = dims_[k], o = offsets_[k];
+      double coupling = 0.0, trace = 0.0;
+      for (int c = 0; c < dim; ++c) {
+        coupling += coupling_(o + c);
+        trace += values[diagonal_[o + c]] - primal_regularization_(o + c);
+      }
+      if (!std::isfinite(coupling) || !(trace > kBlockDominance * coupling)) continue;
+      Mat3 block = Mat3::Identity();
+      for (int c = 0; c < dim; ++c) {
+        for (int a = c; a < dim; ++a)
+          block(a, c) = block(c, a) = values[block_entries_[k][3 * c + a]];
+        block(c, c) -= primal_regularization_(o + c);
+      }
+      StiffDirections directions{o, dim, Mat3::Zero(), Vec3::Zero()};
+      if (dim == 1) {
+        directions.vectors(0, 0) = 1.0;
+        directions.inverse_values(0) = 1.0 / block(0, 0);
+      } else {
+        if (dim == 2) {
+          Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d> eigen2;
+          eigen2.computeDirect(block.topLeftCorner<2, 2>());
+          for (int e = 0; e < 2; ++e) {
+            directions.vectors.col(e).head<2>() = eigen2.eigenvectors().col(e);
+            directions.inverse_values(e) = eigen2.eigenvalues()(e);
+          }
+        } else {
+          Eigen::SelfAdjointEigenSolver<Mat3> eigen;
+          eigen.computeDirect(block);
+          directions.vectors = eigen.eigenvectors();
+          directions.inverse_values = eigen.eigenvalues();
+        }
+        for (int e = 0; e < dim; ++e) {
+          const double lambda = directions.inverse_values(e);
+          directions.inverse_values(e) = lambda > kBlockDominance * coupling ? 1.0 / lambda : 0.0;
+        }
+      }
+      stiff_.push_back(directions);
     }
   }
 
@@ -345,6 +363,13 @@ class QuasiDefiniteSystem final : public KktSystem {
   VecX primal_regularization_;                     // D_p
   VecX dual_regularization_;                       // D_d
   VecX weights_;                                   // the equilibration S
+  struct StiffDirections {
+    int offset;
+    int dim;
+    Mat3 vectors;         // columns: the block's eigenvectors (first dim entries)
+    Vec3 inverse_values;  // 1 / eigenvalue along a stiff direction, else 0
+  };
+  std::vector<StiffDirections> stiff_;  // of the current Newton step
   VecX coupling_;  // per primal row: sum over dual rows of (row entry)^2 / relaxation
   CholmodLdl factor_;
 };
