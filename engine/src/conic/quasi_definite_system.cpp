@@ -220,25 +220,21 @@ class QuasiDefiniteSystem final : public KktSystem {
       StiffDirections directions{o, dim, Mat3::Zero(), Vec3::Zero()};
       if (dim == 1) {
         directions.vectors(0, 0) = 1.0;
-        directions.inverse_values(0) = 1.0 / block(0, 0);
+        directions.inverse_values(0) = block(0, 0);
+      } else if (dim == 2) {
+        Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d> eigen;
+        eigen.computeDirect(block.topLeftCorner<2, 2>());
+        directions.vectors.topLeftCorner<2, 2>() = eigen.eigenvectors();
+        directions.inverse_values.head<2>() = eigen.eigenvalues();
       } else {
-        if (dim == 2) {
-          Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d> eigen2;
-          eigen2.computeDirect(block.topLeftCorner<2, 2>());
-          for (int e = 0; e < 2; ++e) {
-            directions.vectors.col(e).head<2>() = eigen2.eigenvectors().col(e);
-            directions.inverse_values(e) = eigen2.eigenvalues()(e);
-          }
-        } else {
-          Eigen::SelfAdjointEigenSolver<Mat3> eigen;
-          eigen.computeDirect(block);
-          directions.vectors = eigen.eigenvectors();
-          directions.inverse_values = eigen.eigenvalues();
-        }
-        for (int e = 0; e < dim; ++e) {
-          const double lambda = directions.inverse_values(e);
-          directions.inverse_values(e) = lambda > kBlockDominance * coupling ? 1.0 / lambda : 0.0;
-        }
+        Eigen::SelfAdjointEigenSolver<Mat3> eigen;
+        eigen.computeDirect(block);
+        directions.vectors = eigen.eigenvectors();
+        directions.inverse_values = eigen.eigenvalues();
+      }
+      for (int e = 0; e < dim; ++e) {
+        const double lambda = directions.inverse_values(e);
+        directions.inverse_values(e) = lambda > kBlockDominance * coupling ? 1.0 / lambda : 0.0;
       }
       stiff_.push_back(directions);
     }
