@@ -366,6 +366,16 @@ class Solver {
   // complementarity row, so that the step is consistent with the scaled-space update of the
   // scaling; the linear solve's error (CG) lands in the primal residual, which the next
   // Newton right-hand side contains and removes.
+  //
+  // Except along the stiff directions of a cone's Newton block (an eigenvalue of C + W^2 far
+  // above the cone's coupling to the rest of the system, kkt_system.hpp): there dy is taken
+  // from the primal row, dy = (N + C) dx - A^T dz + residual. Near the solution W^2 grows like
+  // 1/mu along the direction in which a contact opens or slides, and a direct solve's rounding
+  // error e in that row, of size epsilon |W^2 dx|, grows with it: left in the primal residual
+  // it reaches the tolerance (3e-8 of |r| on a sliding disk contact with W^2 at 1e16, the
+  // iterates then stall there). From the primal row the same error enters the complementarity
+  // row as A^-T e, divided by the square root of that eigenvalue: rounding. The soft
+  // directions keep the complementarity form, where A^-T would instead amplify e.
   bool newton_direction(const std::vector<Vec3>& target, const VecX& residual,
                         const VecX& equality_residual, double tolerance, bool warm_start, VecX& dx,
                         VecX& dy, VecX& dz, int& krylov) {
@@ -391,6 +401,13 @@ class Solver {
       const int dim = dims_[k];
       const Vec3 t = cone(scaled_target, k) - scalings_[k].a * cone(dx, k);
       dy.segment(offsets_[k], dim) = (scalings_[k].a.transpose() * t).head(dim);
+    }
+    if (system_->has_stiff_directions()) {
+      VecX primal_row_dy(n);
+      apply_hessian(dx, primal_row_dy);
+      primal_row_dy += residual;
+      if (equality_rows_ > 0) primal_row_dy -= problem_.equality.transpose() * dz;
+      dy += system_->stiff_projection(primal_row_dy - dy);
     }
     return true;
   }

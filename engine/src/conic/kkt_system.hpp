@@ -37,6 +37,14 @@ class KktSystem {
   // Whether the last solve met its tolerance (an iterative back-end stops at
   // max_krylov_iterations without).
   virtual bool reached_tolerance() const { return true; }
+  // The stiff directions of the cones' Newton blocks found by the last set_scaling: those
+  // along which a cone's block of C + W^2 exceeds its coupling to the other rows by far
+  // (quasi_definite_system.cpp), where the primal row is solved more accurately than the
+  // complementarity row (interior_point.cpp, newton_direction). None unless a back-end finds
+  // them.
+  virtual bool has_stiff_directions() const { return false; }
+  // v projected onto those directions (orthogonally per cone), zero in every other row.
+  virtual VecX stiff_projection(const VecX& v) const { return VecX::Zero(v.size()); }
 };
 
 // The direct back-end with equality rows (and options.dense_schur_complement unset): the

@@ -165,6 +165,22 @@ class QuasiDefiniteSystem final : public KktSystem {
     return true;
   }
 
+  bool has_stiff_directions() const override { return !stiff_.empty(); }
+
+  VecX stiff_projection(const VecX& v) const override {
+    VecX out = VecX::Zero(v.size());
+    for (const StiffDirections& s : stiff_) {
+      Vec3 r = Vec3::Zero();
+      r.head(s.dim) = v.segment(s.offset, s.dim);
+      Vec3 projected = Vec3::Zero();
+      for (int e = 0; e < s.dim; ++e) {
+        if (s.inverse_values(e) != 0.0) projected += s.vectors.col(e) * s.vectors.col(e).dot(r);
+      }
+      out.segment(s.offset, s.dim) = projected.head(s.dim);
+    }
+    return out;
+  }
+
  private:
   // K d with the unregularized K = K_reg - diag(D_p, -D_d) (E stays: it is part of K).
   VecX apply_kkt(const VecX& d) const {
@@ -185,7 +201,10 @@ class QuasiDefiniteSystem final : public KktSystem {
   // residual (1e-8 of |r|, above the tolerance). Solving along those directions for the fixed
   // coupling variables recovers their digits; the coupling rows then change by at most
   // 1 / kBlockDominance of the residual removed. A sliding contact's block has one such
-  // direction (its other eigenvalue ~ mu), an opening one two.
+  // direction (its other eigenvalue ~ mu), an opening one two. The rounding that remains in
+  // those rows, epsilon times the block's entries, the interior point method keeps out of its
+  // primal residual by taking dy from the primal row along the same directions
+  // (stiff_projection).
   void resolve_cone_blocks(const VecX& b, VecX& d) const {
     if (stiff_.empty()) return;
     const VecX residual = b - apply_kkt(d);
