@@ -548,12 +548,9 @@ BOOST_AUTO_TEST_CASE(unbounded_problem_with_equality_rows_diverges) {
   }
 }
 
-// No solution the other way (x in R+^2, x_0 + x_1 = -1: the loads of a static problem that no
-// compressive contact force can carry): reported as diverged, "no solution" (the steps stall
-// at the cone boundary here; in the biaxial samples of 500 and 1,520 disks the multipliers
-// followed the Farkas ray instead), by the direct back-end.
-BOOST_AUTO_TEST_CASE(infeasible_equality_rows_diverge) {
-  SparseQuadraticOperator zero(SparseMatrix(2, 2));
+// x in R+^2 with x_0 + x_1 = -1: no solution (the loads of a static problem that no
+// compressive contact force can carry). `zero`: N = 0, 2 x 2.
+ConicQp infeasible_equality_problem(const SparseQuadraticOperator& zero) {
   ConicQp qp;
   qp.hessian = &zero;
   qp.cone_dimensions = {1, 1};
@@ -561,12 +558,54 @@ BOOST_AUTO_TEST_CASE(infeasible_equality_rows_diverge) {
   qp.linear = Eigen::Vector2d(1.0, 2.0);
   qp.equality = SparseMatrix(Eigen::RowVector2d(1.0, 1.0).sparseView());
   qp.equality_rhs = -VecX::Ones(1);
+  return qp;
+}
+
+// No solution the other way (x in R+^2, x_0 + x_1 = -1: the loads of a static problem that no
+// compressive contact force can carry): reported as diverged, "no solution" (the steps stall
+// at the cone boundary here; in the biaxial samples of 500 and 1,520 disks the multipliers
+// followed the Farkas ray instead), by the direct back-end.
+BOOST_AUTO_TEST_CASE(infeasible_equality_rows_diverge) {
+  SparseQuadraticOperator zero(SparseMatrix(2, 2));
+  const ConicQp qp = infeasible_equality_problem(zero);
   InteriorPointOptions options;
   options.backend = LinearBackend::cholmod;
   VecX x, y, z;
-  const InteriorPointStats stats = solve_conic_qp(qp, options, x, y, z);
-  BOOST_TEST(stats.status == InteriorPointStatus::diverged, stats.message);
-  BOOST_TEST(stats.message.find("no solution") != std::string::npos, stats.message);
+  const InteriorPointStats plain = solve_conic_qp(qp, options, x, y, z);
+  BOOST_TEST(plain.status == InteriorPointStatus::diverged, plain.message);
+  BOOST_TEST(plain.message.find("no solution") != std::string::npos, plain.message);
+  // The stall rule (stall_newton_steps) stops it earlier, with the same diagnosis.
+  options.stall_newton_steps = 10;
+  const InteriorPointStats stalled = solve_conic_qp(qp, options, x, y, z);
+  BOOST_TEST(stalled.newton_steps < plain.newton_steps, stalled.newton_steps
+                                                            << " Newton steps with the rule, "
+                                                            << plain.newton_steps << " without");
+  // Named as what it is where the divergence tests tell it at the stall.
+  BOOST_TEST(stalled.status == InteriorPointStatus::diverged, stalled.message);
+  BOOST_TEST(stalled.message.find("no solution") != std::string::npos, stalled.message);
+}
+
+// The stall rule (stall_newton_steps) acts only where the residuals stop halving: a converging
+// solve takes the same Newton steps to the same point with it (the infeasible problem above stops
+// earlier).
+BOOST_AUTO_TEST_CASE(stall_rule_stops_only_a_stalled_solve) {
+  for (unsigned seed = 1; seed <= 4; ++seed) {
+    RandomQp qp = random_qp(seed, 12, 2);
+    InteriorPointOptions options;
+    options.tolerance = kCoreTolerance;
+    options.backend = LinearBackend::cholmod;
+    VecX x, y, z, x_stall, y_stall, z_stall;
+    const InteriorPointStats plain = solve_conic_qp(qp.problem, options, x, y, z);
+    options.stall_newton_steps = 5;
+    const InteriorPointStats with_rule =
+        solve_conic_qp(qp.problem, options, x_stall, y_stall, z_stall);
+    BOOST_TEST_CONTEXT("seed " << seed) {
+      BOOST_TEST(plain.status == InteriorPointStatus::converged, plain.message);
+      BOOST_TEST(with_rule.status == InteriorPointStatus::converged, with_rule.message);
+      BOOST_TEST(with_rule.newton_steps == plain.newton_steps);
+      BOOST_TEST((x_stall - x).norm() == 0.0);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(compliance_is_added_to_the_hessian) {

@@ -48,6 +48,8 @@ const OptionTable<InteriorPointOptions>& InteriorPointOptions::fields() {
           .described("on the largest of the residuals and the complementarity"),
       integer_option("max_newton_steps", &O::max_newton_steps, Bounds::at_least(0))
           .described("Newton steps at most"),
+      integer_option("stall_newton_steps", &O::stall_newton_steps, Bounds::at_least(0))
+          .described("stop when the residuals have not halved in this many Newton steps (0: off)"),
       choice_option("backend", &O::backend,
                     {{"conjugate_gradient", LinearBackend::conjugate_gradient},
                      {"cholmod", LinearBackend::cholmod}})
@@ -99,6 +101,8 @@ constexpr int kStalledStepsAllowed = 5;
 // the best so far (times kProgressFactor) before the method gives up.
 constexpr int kUnproductiveStepsAllowed = 3;
 constexpr double kProgressFactor = 0.9;
+// The stall rule (InteriorPointOptions::stall_newton_steps) asks the residuals to halve.
+constexpr double kStallProgress = 0.5;
 // Residuals below which a singular Newton matrix is blamed on rounding, not on N (the Newton
 // matrix's condition number ~ 1/mu exceeds 1/epsilon about there).
 constexpr double kNumericalLimitResidual = 1e-6;
@@ -186,6 +190,15 @@ class Solver {
                           " short of the forcing term and the residuals stopped decreasing");
       }
 
+      const double merit =
+          std::max({stats_.primal_residual, stats_.equality_residual, stats_.complementarity});
+      if (merit < kStallProgress * stall_reference_) {
+        stall_reference_ = merit;
+        stall_start_ = stats_.newton_steps;
+      }
+      if (options_.stall_newton_steps > 0 &&
+          stats_.newton_steps - stall_start_ >= options_.stall_newton_steps)
+        return stopped_by_stall();
       if (stats_.newton_steps >= options_.max_newton_steps) {
         if (unbounded()) return diverged_without_bound();
         if (infeasible()) return infeasible_equalities();
@@ -452,6 +465,21 @@ class Solver {
                   "cannot equilibrate)");
   }
 
+  // No halving of the residuals in stall_newton_steps Newton steps.
+  InteriorPointStats stopped_by_stall() {
+    if (unbounded()) return diverged_without_bound();
+    if (infeasible()) return infeasible_equalities();
+    const std::string window = std::to_string(options_.stall_newton_steps);
+    if (near_solution()) {
+      return finish(InteriorPointStatus::numerical_limit,
+                    "the residuals did not halve in " + window +
+                        " Newton steps close to the solution (rounding in the Newton direction)");
+    }
+    return finish(InteriorPointStatus::iteration_limit,
+                  "the residuals did not halve in " + window +
+                      " Newton steps (stall_newton_steps): stalled short of the tolerance");
+  }
+
   InteriorPointStats not_positive_definite() {
     if (unbounded()) return diverged_without_bound();
     if (infeasible()) return infeasible_equalities();
@@ -542,6 +570,8 @@ class Solver {
   double multiplier_norm_ = 0.0;  // |A^T z| of the current iterate
   double best_progress_ = std::numeric_limits<double>::infinity();
   int unproductive_ = 0;
+  double stall_reference_ = std::numeric_limits<double>::infinity();  // merit at stall_start_
+  int stall_start_ = 0;  // Newton step of the last halving of the merit
   bool last_step_inexact_ = false;
 };
 

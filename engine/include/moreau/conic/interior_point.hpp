@@ -78,6 +78,12 @@ struct InteriorPointOptions {
   // no StopTest is given). Second-order cones: about 1e-8 is the floor rounding allows.
   double tolerance = 1e-8;
   int max_newton_steps = 200;
+  // Stall rule: stop once max(primal_residual, equality_residual, complementarity) has not
+  // halved in this many Newton steps (0: off, the method runs to max_newton_steps). A stall
+  // close to the solution (below 1e-6) is the numerical limit, reported as such; elsewhere it
+  // is an iteration limit whose message says that the residuals stopped decreasing (typically a
+  // problem without solution whose iterates grow too slowly for the divergence tests).
+  int stall_newton_steps = 0;
   LinearBackend backend = LinearBackend::conjugate_gradient;
   int max_krylov_iterations = 2000;  // per linear solve (CG back-end)
   // Upper bound of the CG forcing term eta = min(max_forcing, sigma) (inexact Newton).
