@@ -170,9 +170,7 @@ class Solver {
       if (!x.allFinite() || !y.allFinite() || !std::isfinite(stats_.primal_residual)) {
         return finish(InteriorPointStatus::diverged, "a non-finite iterate");
       }
-      const bool done = stop ? stop({x, y, z, stats_})
-                             : std::max({stats_.primal_residual, stats_.equality_residual,
-                                         stats_.complementarity}) <= options_.tolerance;
+      const bool done = stop ? stop({x, y, z, stats_}) : largest_residual() <= options_.tolerance;
       if (done) return finish(InteriorPointStatus::converged, "");
       // Directions from linear solves that missed their forcing term: stop once the residuals
       // no longer improve (the iterates would wander at the accuracy the CG reaches).
@@ -190,10 +188,8 @@ class Solver {
                           " short of the forcing term and the residuals stopped decreasing");
       }
 
-      const double merit =
-          std::max({stats_.primal_residual, stats_.equality_residual, stats_.complementarity});
-      if (merit < kStallProgress * stall_reference_) {
-        stall_reference_ = merit;
+      if (largest_residual() < kStallProgress * stall_reference_) {
+        stall_reference_ = largest_residual();
         stall_start_ = stats_.newton_steps;
       }
       if (options_.stall_newton_steps > 0 &&
@@ -425,15 +421,17 @@ class Solver {
     return true;
   }
 
+  // The measure of the default stop test: the largest relative residual.
+  double largest_residual() const {
+    return std::max({stats_.primal_residual, stats_.equality_residual, stats_.complementarity});
+  }
+
   // A failed factorization or a CG breakdown (p^T H p <= 0). Far along the central path
   // W^2 ~ 1/mu makes H so ill-conditioned that rounding alone can cause it: that is the
   // numerical limit of the method, reported as such. A non-finite scaling means an iterate
   // reached the cone boundary (a step-length failure, W^2 is then undefined), not that N is
   // indefinite; otherwise N is indefinite.
-  bool near_solution() const {
-    return std::max({stats_.primal_residual, stats_.equality_residual, stats_.complementarity}) <
-           kNumericalLimitResidual;
-  }
+  bool near_solution() const { return largest_residual() < kNumericalLimitResidual; }
 
   // Iterates that grew by kUnboundedGrowth: a problem without solution (the primal objective
   // unbounded below along a ray of C with A d = 0, i.e. the dual infeasible: in a static
@@ -570,8 +568,9 @@ class Solver {
   double multiplier_norm_ = 0.0;  // |A^T z| of the current iterate
   double best_progress_ = std::numeric_limits<double>::infinity();
   int unproductive_ = 0;
-  double stall_reference_ = std::numeric_limits<double>::infinity();  // merit at stall_start_
-  int stall_start_ = 0;  // Newton step of the last halving of the merit
+  double stall_reference_ =
+      std::numeric_limits<double>::infinity();  // largest_residual() at stall_start_
+  int stall_start_ = 0;  // Newton step of the last halving of largest_residual()
   bool last_step_inexact_ = false;
 };
 
