@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "fclib_command.hpp"
+#include "moreau/core/allocator.hpp"
 #include "moreau/core/error.hpp"
 #include "run.hpp"
 
@@ -15,6 +16,7 @@
 #endif
 
 int main(int argc, char** argv) {
+  moreau::keep_freed_memory();
   CLI::App app{"Moreau: nonsmooth contact dynamics of rigid bodies and granular matter.", "moreau"};
   app.set_version_flag("--version", "moreau " MOREAU_VERSION);
   app.require_subcommand(1);

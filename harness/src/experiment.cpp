@@ -3,10 +3,13 @@
 #include <exception>
 #include <iostream>
 
+#include "moreau/core/allocator.hpp"
+
 namespace moreau {
 
 int run_experiment(int argc, char** argv, const std::string& experiment,
                    const ExperimentOptions& own, const ExperimentBody& body) {
+  keep_freed_memory();
   try {
     const ExperimentArguments args = ExperimentArguments::parse(argc, argv, experiment, own);
     ExperimentResults results(experiment, args.scale, Reference::load(args.reference_directory));

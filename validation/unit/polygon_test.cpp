@@ -256,6 +256,9 @@ BOOST_AUTO_TEST_CASE(convex_pieces_tile_the_outline) {
         BOOST_TEST(cross(u, v) > 0.0, "piece corner " << k << " is not strictly convex");
         external += piece.external[k];
         BOOST_TEST(piece.radius >= (piece.vertices[k] - piece.centre).norm());
+        BOOST_REQUIRE(piece.outline_index.size() == n);
+        BOOST_TEST((polygon.outline[piece.outline_index[k]] == piece.vertices[k]),
+                   "piece corner " << k << " is not the outline vertex it names");
       }
       area += polygon_area(piece.vertices);
     }
@@ -1291,6 +1294,17 @@ BOOST_AUTO_TEST_CASE(polygons_are_two_dimensional) {
                         [](const InputError& e) { return message_has(e, "make_polygon"); });
   BOOST_CHECK_EXCEPTION(mass_properties(regular(3, 1.0), std::nan(""), Dimension::two), InputError,
                         [](const InputError& e) { return message_has(e, "density"); });
+}
+
+BOOST_AUTO_TEST_CASE(polygon_built_without_make_polygon_is_refused_by_name) {
+  World world = planar_world();
+  Polygon bare = regular(4, 1.0);
+  for (ConvexPiece& piece : bare.pieces) piece.outline_index.clear();
+  const int a = add(world, bare, Vec2::Zero());
+  const int b = add(world, regular(4, 1.0), Vec2(1.9, 0.0));
+  std::vector<Contact> out;
+  BOOST_CHECK_EXCEPTION(narrow_phase(world, a, b, 0.2, out), InputError,
+                        [](const InputError& e) { return message_has(e, "make_polygon"); });
 }
 
 BOOST_AUTO_TEST_CASE(unsupported_pairs_are_refused_by_name) {

@@ -7,6 +7,8 @@
 #include <limits>
 #include <optional>
 
+#include "moreau/core/error.hpp"
+
 namespace moreau::polygon_contact {
 namespace {
 
@@ -26,54 +28,86 @@ constexpr double kDuplicateFraction = 1e-9;
 // two corners meet (each corner's contact lies at or next to the other corner) and make
 // nearly equal columns of the contact matrix; the deeper is kept (docs/polygons.md).
 constexpr double kMergeFraction = 0.05;
+// A vertex whose distance to a piece's edge lines exceeds the margin by this factor is no
+// contact of that piece: far above rounding, so that the test never drops a vertex whose
+// computed distance lies below the margin.
+constexpr double kBeyondMargin = 1.0 + 1e-9;
 
-// A convex piece placed in the world, with the outward unit normal of each edge k (k -> k + 1).
-struct Piece {
-  std::vector<Vec2> vertex;
-  std::vector<Vec2> normal;
-  std::vector<int> feature;  // per vertex: its outline index + the side's feature offset
-  int index = 0;             // of the piece in its particle
-  const std::vector<char>* external = nullptr;
-  Vec2 centre = Vec2::Zero();
-  double radius = 0.0;
-  const std::vector<Vec2>* outline = nullptr;  // the particle's outline, placed
-  bool whole = false;                          // the piece is the whole (convex) particle
-  int size() const { return static_cast<int>(vertex.size()); }
-  const Vec2& next(int k) const { return vertex[(k + 1) % size()]; }
+// A particle's outline placed in the world, computed when first needed (only a vertex inside
+// the other particle needs it).
+class PlacedOutline {
+ public:
+  void reset(const Polygon& polygon, const Placement& placement) {
+    polygon_ = &polygon;
+    placement_ = placement;
+    ready_ = false;
+  }
+  const std::vector<Vec2>& points() {
+    if (!ready_) {
+      points_.clear();
+      for (const Vec2& v : polygon_->outline)
+        points_.push_back(placement_.rotation * v + placement_.translation);
+      ready_ = true;
+    }
+    return points_;
+  }
+
+ private:
+  const Polygon* polygon_ = nullptr;
+  Placement placement_;
+  std::vector<Vec2> points_;
+  bool ready_ = false;
 };
 
-// Outline index of each corner of a piece (every piece corner is an outline vertex).
-std::vector<int> outline_indices(const ConvexPiece& piece, const Polygon& polygon, int offset) {
-  std::vector<int> out;
-  for (const Vec2& v : piece.vertices) {
-    int best = 0;
-    for (int k = 1; k < static_cast<int>(polygon.outline.size()); ++k)
-      if ((polygon.outline[k] - v).squaredNorm() < (polygon.outline[best] - v).squaredNorm())
-        best = k;
-    out.push_back(offset + best);
-  }
-  return out;
-}
+// A convex piece placed in the world, with its edges k -> k + 1 and their outward unit normals.
+// Its arrays are reused from pair to pair (a thread's Workspace, below), so that placing a piece
+// allocates nothing.
+struct Piece {
+  std::vector<Vec2> vertex;
+  std::vector<Vec2> edge;     // vertex[k + 1] - vertex[k]
+  std::vector<double> edge2;  // |edge[k]|^2
+  std::vector<Vec2> normal;
+  const ConvexPiece* source = nullptr;
+  int feature_offset = 0;  // the side's feature offset (PointPair::feature)
+  int index = 0;           // of the piece in its particle
+  Vec2 centre = Vec2::Zero();
+  double radius = 0.0;
+  PlacedOutline* outline = nullptr;  // the particle's outline, placed
+  bool whole = false;                // the piece is the whole (convex) particle
+  bool placed = false;
+  int size() const { return static_cast<int>(vertex.size()); }
+  const Vec2& next(int k) const { return vertex[k + 1 == size() ? 0 : k + 1]; }
+  // The vertex's outline index + the side's feature offset.
+  int feature(int k) const { return feature_offset + source->outline_index[k]; }
+  bool external(int k) const { return source->external[k] != 0; }
+};
 
-Piece place(const Polygon& polygon, int index, const Placement& p, const std::vector<Vec2>& outline,
-            int offset) {
+void place(Piece& out, const Polygon& polygon, int index, const Placement& p,
+           PlacedOutline& outline, int offset) {
   const ConvexPiece& piece = polygon.pieces[index];
-  const bool whole = polygon.pieces.size() == 1;
-  Piece out{{},
-            {},
-            outline_indices(piece, polygon, offset),
-            index,
-            &piece.external,
-            p.rotation * piece.centre + p.translation,
-            piece.radius,
-            &outline,
-            whole};
+  if (piece.outline_index.size() != piece.vertices.size())
+    throw InputError(
+        "polygon narrow phase: a convex piece without its outline indices (build "
+        "polygons with make_polygon)");
+  out.source = &piece;
+  out.feature_offset = offset;
+  out.index = index;
+  out.centre = p.rotation * piece.centre + p.translation;
+  out.radius = piece.radius;
+  out.outline = &outline;
+  out.whole = polygon.pieces.size() == 1;
+  out.vertex.clear();
   for (const Vec2& v : piece.vertices) out.vertex.push_back(p.rotation * v + p.translation);
+  out.edge.clear();
+  out.edge2.clear();
+  out.normal.clear();
   for (int k = 0; k < out.size(); ++k) {
     const Vec2 edge = out.next(k) - out.vertex[k];
+    out.edge.push_back(edge);
+    out.edge2.push_back(edge.squaredNorm());
     out.normal.push_back(Vec2(edge.y(), -edge.x()).normalized());  // outward for CCW
   }
-  return out;
+  out.placed = true;
 }
 
 struct Face {
@@ -130,14 +164,25 @@ struct Nearest {
 Nearest closest_on_outline(const Piece& p, const Vec2& x) {
   Nearest best;
   for (int k = 0; k < p.size(); ++k) {
-    double t = 0.0;
-    const Vec2 q = on_segment(p.vertex[k], p.next(k), x, t);
+    // on_segment with the piece's stored edge
+    const double t = p.edge[k].dot(x - p.vertex[k]) / p.edge2[k];
+    const Vec2 q = p.vertex[k] + std::clamp(t, 0.0, 1.0) * p.edge[k];
     const double d2 = (q - x).squaredNorm();
     const bool interior = t > 0.0 && t < 1.0;
-    if (d2 < best.distance2) best = Nearest{q, d2, k, interior, !(*p.external)[k] && interior};
+    if (d2 < best.distance2) best = Nearest{q, d2, k, interior, !p.external(k) && interior};
   }
   return best;
 }
+
+// The largest n_k.(x - p_k) over the edges of the convex piece p: x lies outside p when it is
+// positive, and is then at least that far from p.
+double edge_line_distance(const Piece& p, const Vec2& x) {
+  double outside = -std::numeric_limits<double>::infinity();
+  for (int k = 0; k < p.size(); ++k) outside = std::max(outside, p.normal[k].dot(x - p.vertex[k]));
+  return outside;
+}
+
+bool outside_piece(const Piece& p, const Vec2& x) { return edge_line_distance(p, x) > 0.0; }
 
 // Closest point to x of a particle's outline (counter-clockwise), with the outward normal of
 // its edge when it lies strictly inside one (`on_edge`).
@@ -179,14 +224,22 @@ PointPair inside_particle(const std::vector<Vec2>& outline, const Vec2& x) {
 // between a vertex of one and an edge of the other. False when they lie inside a diagonal of
 // a non-convex particle: the pair is then not a contact of the particles' outlines (the piece
 // across that diagonal is nearer and reports the contact).
-bool closest_points(const Piece& a, const Piece& b, Vec2& on_a, Vec2& on_b) {
+// `near_a` and `near_b`: the closest points on a of b's vertices and on b of a's, where the
+// vertex contacts computed them (distance2 infinite where not).
+bool closest_points(const Piece& a, const Piece& b, const std::vector<Nearest>& near_a,
+                    const std::vector<Nearest>& near_b, Vec2& on_a, Vec2& on_b) {
+  auto nearest = [](const Piece& p, const Vec2& w, const Nearest& known) {
+    return std::isinf(known.distance2) ? closest_on_outline(p, w) : known;
+  };
   Nearest best;
-  for (const Vec2& w : b.vertex) {
-    const Nearest q = closest_on_outline(a, w);
+  for (int k = 0; k < b.size(); ++k) {
+    const Vec2& w = b.vertex[k];
+    const Nearest q = nearest(a, w, near_a[k]);
     if (q.distance2 < best.distance2) best = q, on_a = q.point, on_b = w;
   }
-  for (const Vec2& w : a.vertex) {
-    const Nearest q = closest_on_outline(b, w);
+  for (int k = 0; k < a.size(); ++k) {
+    const Vec2& w = a.vertex[k];
+    const Nearest q = nearest(b, w, near_b[k]);
     if (q.distance2 < best.distance2) best = q, on_a = w, on_b = q.point;
   }
   return !best.inside_particle;
@@ -200,11 +253,14 @@ bool closest_points(const Piece& a, const Piece& b, Vec2& on_a, Vec2& on_b) {
 // the distance, so that the overlap is resolved through the outline, never through a diagonal.
 // Where y lies inside an edge, n is minus that edge's outward normal; at a corner, n points from
 // x to the corner.
-std::optional<PointPair> vertex_on_piece(const Piece& p, const Vec2& x) {
-  double outside = -std::numeric_limits<double>::infinity();
-  for (int k = 0; k < p.size(); ++k) outside = std::max(outside, p.normal[k].dot(x - p.vertex[k]));
-  if (!(outside > 0.0)) return inside_particle(*p.outline, x);
-  const Nearest y = closest_on_outline(p, x);
+// `y` receives the closest point where x lies outside p within the margin.
+std::optional<PointPair> vertex_on_piece(const Piece& p, const Vec2& x, double margin, Nearest& y) {
+  const double outside = edge_line_distance(p, x);
+  if (!(outside > 0.0)) return inside_particle(p.outline->points(), x);
+  // Its distance to p is at least `outside`: beyond the margin it is no contact (the slack
+  // keeps rounding in the distance from deciding).
+  if (outside > kBeyondMargin * margin) return std::nullopt;
+  y = closest_on_outline(p, x);
   if (y.inside_particle) return std::nullopt;
   const double distance = std::sqrt(y.distance2);
   const Vec2 n = !y.on_edge && y.distance2 > kCoincident ? Vec2((y.point - x) / distance)
@@ -262,10 +318,11 @@ PointPair flipped(const PointPair& p) {
 // along the separating axis of least overlap when overlapping) as one point pair; none when
 // the closest points lie inside a diagonal of a non-convex particle.
 std::optional<PointPair> exact_pair(const Piece& a, const Piece& b, const Face& face_a,
-                                    const Face& face_b) {
+                                    const Face& face_b, const std::vector<Nearest>& near_a,
+                                    const std::vector<Nearest>& near_b) {
   if (std::max(face_a.separation, face_b.separation) > 0.0) {
     Vec2 on_a = a.vertex[0], on_b = b.vertex[0];
-    if (!closest_points(a, b, on_a, on_b)) return std::nullopt;
+    if (!closest_points(a, b, near_a, near_b, on_a, on_b)) return std::nullopt;
     const double d2 = (on_b - on_a).squaredNorm();
     const double distance = std::sqrt(d2);
     const Vec2 n = d2 > kCoincident                         ? Vec2((on_b - on_a) / distance)
@@ -299,29 +356,41 @@ int vertex_slot(const Piece& a, const Piece& b, const PointPair& pair, double to
 // vertices within the margin does not. The pair's exact signed distance takes the place of the
 // contact of its vertex (it is never shallower: a vertex inside the other piece is at most the
 // penetration depth from its outside), or is appended when no vertex contact sits there.
+// The arrays of one pair of pieces, kept by a thread's Workspace.
+struct PairArrays {
+  std::vector<std::optional<PointPair>> slot;
+  std::vector<Nearest> near_a, near_b;  // see closest_points
+};
+
 void convex_pair(const Piece& a, const Piece& b, double margin, int stride, int exact_feature,
-                 std::vector<PointPair>& out) {
-  const Face face_a = best_face(a, b);
-  const Face face_b = best_face(b, a);
+                 PairArrays& arrays, std::vector<PointPair>& out) {
   // Every vertex is at least the separation away from the other piece.
-  if (!(std::max(face_a.separation, face_b.separation) < margin)) return;
-  std::vector<std::optional<PointPair>> slot(a.size() + b.size());
+  const Face face_a = best_face(a, b);
+  if (!(face_a.separation < margin)) return;
+  const Face face_b = best_face(b, a);
+  if (!(face_b.separation < margin)) return;
+  std::vector<std::optional<PointPair>>& slot = arrays.slot;
+  slot.assign(a.size() + b.size(), std::nullopt);
+  arrays.near_a.assign(b.size(), Nearest{});
+  arrays.near_b.assign(a.size(), Nearest{});
   for (int k = 0; k < a.size(); ++k)
-    if (const auto pair = vertex_on_piece(b, a.vertex[k]); pair && pair->gap < margin)
-      slot[k] = pair, slot[k]->feature = a.feature[k] * stride + b.index;
+    if (const auto pair = vertex_on_piece(b, a.vertex[k], margin, arrays.near_b[k]);
+        pair && pair->gap < margin)
+      slot[k] = pair, slot[k]->feature = a.feature(k) * stride + b.index;
   for (int k = 0; k < b.size(); ++k)
-    if (const auto pair = vertex_on_piece(a, b.vertex[k]); pair && pair->gap < margin)
+    if (const auto pair = vertex_on_piece(a, b.vertex[k], margin, arrays.near_a[k]);
+        pair && pair->gap < margin)
       slot[a.size() + k] = flipped(*pair),
-                      slot[a.size() + k]->feature = b.feature[k] * stride + a.index;
-  std::optional<PointPair> exact = exact_pair(a, b, face_a, face_b);
+                      slot[a.size() + k]->feature = b.feature(k) * stride + a.index;
+  std::optional<PointPair> exact = exact_pair(a, b, face_a, face_b, arrays.near_a, arrays.near_b);
   const bool has_exact = exact && exact->gap < margin;
   int exact_slot = -1;
   if (has_exact) {
     const double size = a.radius + b.radius;
     exact_slot = vertex_slot(a, b, *exact, std::pow(kDuplicateFraction * size, 2));
     exact->feature = exact_slot < 0          ? exact_feature
-                     : exact_slot < a.size() ? a.feature[exact_slot] * stride + b.index
-                                             : b.feature[exact_slot - a.size()] * stride + a.index;
+                     : exact_slot < a.size() ? a.feature(exact_slot) * stride + b.index
+                                             : b.feature(exact_slot - a.size()) * stride + a.index;
     if (exact_slot >= 0 && (!slot[exact_slot] || exact->gap < slot[exact_slot]->gap))
       slot[exact_slot] = exact;
   }
@@ -333,9 +402,7 @@ void convex_pair(const Piece& a, const Piece& b, double margin, int stride, int 
 // The disk's closest point on the piece (Euclidean distance when the centre is outside, minus
 // the depth through the nearest outline face when inside); none when it lies inside a diagonal.
 std::optional<PointPair> disk_closest(const Vec2& c, double r, const Piece& p) {
-  double outside = -std::numeric_limits<double>::infinity();
-  for (int k = 0; k < p.size(); ++k) outside = std::max(outside, p.normal[k].dot(c - p.vertex[k]));
-  if (outside > 0.0) {
+  if (outside_piece(p, c)) {
     const Nearest nearest = closest_on_outline(p, c);
     if (nearest.inside_particle) return std::nullopt;  // the piece across the diagonal reports it
     const Vec2 q = nearest.point;
@@ -344,7 +411,7 @@ std::optional<PointPair> disk_closest(const Vec2& c, double r, const Piece& p) {
     return PointPair{n, c + r * n, q, distance - r};
   }
   // The centre inside the particle: through the whole outline (as a vertex inside, above).
-  const PointPair centre = inside_particle(*p.outline, c);
+  const PointPair centre = inside_particle(p.outline->points(), c);
   return PointPair{centre.normal, c + r * centre.normal, centre.point_b, centre.gap - r};
 }
 
@@ -362,7 +429,7 @@ void disk_piece(const Vec2& c, double r, const Piece& p, double margin, int clos
     const double distance = (v - c).norm();
     if (!(distance - r < margin) || !(distance * distance > kCoincident)) continue;
     const Vec2 n = (v - c) / distance;
-    out.push_back(PointPair{n, c + r * n, v, distance - r, p.feature[k]});
+    out.push_back(PointPair{n, c + r * n, v, distance - r, p.feature(k)});
   }
 }
 
@@ -430,11 +497,19 @@ void merge_coinciding(std::vector<PointPair>& out, std::size_t first, double sca
   out.insert(out.end(), kept.begin(), kept.end());
 }
 
-std::vector<Vec2> placed_outline(const Polygon& polygon, const Placement& p) {
-  std::vector<Vec2> out;
-  out.reserve(polygon.outline.size());
-  for (const Vec2& v : polygon.outline) out.push_back(p.rotation * v + p.translation);
-  return out;
+// What one thread's narrow phase of polygons reuses from pair to pair.
+struct Workspace {
+  PlacedOutline outline_a, outline_b;
+  Piece piece_a;
+  std::vector<Piece> placed_b;
+  std::vector<Vec2> centres_b;
+  std::vector<PointPair> found;
+  PairArrays arrays;
+};
+
+Workspace& workspace() {
+  thread_local Workspace w;
+  return w;
 }
 
 }  // namespace
@@ -452,25 +527,27 @@ void polygon_polygon(const Polygon& a, const Placement& pa, const Polygon& b, co
   auto centre = [](const ConvexPiece& piece, const Placement& p) {
     return Vec2(p.rotation * piece.centre + p.translation);
   };
-  std::vector<Vec2> centres_b;
-  for (const ConvexPiece& piece : b.pieces) centres_b.push_back(centre(piece, pb));
-  std::vector<Piece> placed_b(b.pieces.size());
-  const std::vector<Vec2> outline_a = placed_outline(a, pa), outline_b = placed_outline(b, pb);
-  std::vector<PointPair> found;
+  Workspace& w = workspace();
+  w.outline_a.reset(a, pa);
+  w.outline_b.reset(b, pb);
+  w.centres_b.clear();
+  for (const ConvexPiece& piece : b.pieces) w.centres_b.push_back(centre(piece, pb));
+  if (w.placed_b.size() < b.pieces.size()) w.placed_b.resize(b.pieces.size());
+  for (std::size_t j = 0; j < b.pieces.size(); ++j) w.placed_b[j].placed = false;
   for (std::size_t i = 0; i < a.pieces.size(); ++i) {
     const ConvexPiece& piece = a.pieces[i];
     const Vec2 centre_a = centre(piece, pa);
-    Piece piece_a;
+    w.piece_a.placed = false;
     for (std::size_t j = 0; j < b.pieces.size(); ++j) {
       const double reach = piece.radius + b.pieces[j].radius + margin;
-      if ((centre_a - centres_b[j]).squaredNorm() > reach * reach) continue;
-      if (piece_a.vertex.empty()) piece_a = place(a, static_cast<int>(i), pa, outline_a, 0);
-      if (placed_b[j].vertex.empty())
-        placed_b[j] = place(b, static_cast<int>(j), pb, outline_b, vertices_a);
-      found.clear();
+      if ((centre_a - w.centres_b[j]).squaredNorm() > reach * reach) continue;
+      if (!w.piece_a.placed) place(w.piece_a, a, static_cast<int>(i), pa, w.outline_a, 0);
+      if (!w.placed_b[j].placed)
+        place(w.placed_b[j], b, static_cast<int>(j), pb, w.outline_b, vertices_a);
+      w.found.clear();
       const int exact_feature = vertices * stride + static_cast<int>(i * b.pieces.size() + j);
-      convex_pair(piece_a, placed_b[j], margin, stride, exact_feature, found);
-      append_unique(out, first, found);
+      convex_pair(w.piece_a, w.placed_b[j], margin, stride, exact_feature, w.arrays, w.found);
+      append_unique(out, first, w.found);
     }
   }
   merge_coinciding(out, first, a.radius + b.radius, margin);
@@ -479,16 +556,19 @@ void polygon_polygon(const Polygon& a, const Placement& pa, const Polygon& b, co
 void disk_polygon(const Vec2& centre, double radius, const Polygon& b, const Placement& pb,
                   double margin, std::vector<PointPair>& out) {
   const std::size_t first = out.size();
-  std::vector<PointPair> found;
-  const std::vector<Vec2> outline = placed_outline(b, pb);
+  Workspace& w = workspace();
+  w.outline_b.reset(b, pb);
   const int vertices = static_cast<int>(b.outline.size());
   for (std::size_t j = 0; j < b.pieces.size(); ++j) {
-    const Piece p = place(b, static_cast<int>(j), pb, outline, 0);
-    const double reach = p.radius + radius + margin;
-    if ((p.centre - centre).squaredNorm() > reach * reach) continue;
-    found.clear();
-    disk_piece(centre, radius, p, margin, vertices + static_cast<int>(j), found);
-    append_unique(out, first, found);
+    const ConvexPiece& piece = b.pieces[j];
+    const double reach = piece.radius + radius + margin;
+    if ((Vec2(pb.rotation * piece.centre + pb.translation) - centre).squaredNorm() > reach * reach)
+      continue;
+    Piece& p = w.piece_a;
+    place(p, b, static_cast<int>(j), pb, w.outline_b, 0);
+    w.found.clear();
+    disk_piece(centre, radius, p, margin, vertices + static_cast<int>(j), w.found);
+    append_unique(out, first, w.found);
   }
   merge_coinciding(out, first, b.radius + radius, margin);
 }

@@ -7,6 +7,7 @@
 #include <cholmod.h>
 
 #include <Eigen/SparseCore>
+#include <vector>
 
 #include "moreau/core/types.hpp"
 
@@ -34,10 +35,27 @@ class CholmodLdl {
   bool solve(const VecX& b, VecX& x);
 
  private:
+  // The matrix is factored as the upper triangle of P A P^T, which is what CHOLMOD's simplicial
+  // LDL^T reads (the rows of L, in column form): handed a lower triangle and a fill-reducing
+  // permutation, cholmod_factorize builds that triangle by a permuted transpose, with fresh
+  // memory, at every factorization. Here the permuted triangle's pattern is built once per
+  // pattern and refilled through `upper_position_`, and the factor is CHOLMOD's for that
+  // triangle in its natural order; the numbers are the same.
+  std::vector<int> permutation_;   // row k of P A P^T is row permutation_[k] of A
+  std::vector<int> upper_column_;  // the permuted upper triangle, compressed by column
+  std::vector<int> upper_row_;
+  std::vector<double> upper_value_;
+  std::vector<int> upper_position_;  // of each stored entry of `lower` in upper_value_
   cholmod_sparse view(const LowerMatrix& lower) const;
+  cholmod_sparse upper_view();
 
   cholmod_common common_;
   cholmod_factor* factor_ = nullptr;
+  // cholmod_solve2's solution and workspaces, kept between solves.
+  cholmod_dense* solution_ = nullptr;
+  cholmod_dense* workspace_y_ = nullptr;
+  cholmod_dense* workspace_e_ = nullptr;
+  VecX permuted_;  // P b, then the solution in the elimination order
 };
 
 }  // namespace moreau::conic::detail

@@ -37,17 +37,19 @@ JacobianBlock point_jacobian(const Contact& contact, const Vec3& body_position) 
   return block;
 }
 
+Vec3 local_velocity(const World& world, const Contact& c, const VecX& body_velocities) {
+  return point_jacobian(c, world.bodies[c.body_b].position) *
+             body_velocities.segment<6>(kBodyDofs * c.body_b) -
+         point_jacobian(c, world.bodies[c.body_a].position) *
+             body_velocities.segment<6>(kBodyDofs * c.body_a);
+}
+
 VecX local_velocities(const World& world, const std::vector<Contact>& contacts,
                       const VecX& body_velocities, int rows) {
   VecX u(rows * static_cast<Eigen::Index>(contacts.size()));
-  for (std::size_t i = 0; i < contacts.size(); ++i) {
-    const Contact& c = contacts[i];
-    const Vec3 local = point_jacobian(c, world.bodies[c.body_b].position) *
-                           body_velocities.segment<6>(kBodyDofs * c.body_b) -
-                       point_jacobian(c, world.bodies[c.body_a].position) *
-                           body_velocities.segment<6>(kBodyDofs * c.body_a);
-    u.segment(rows * static_cast<Eigen::Index>(i), rows) = local.head(rows);
-  }
+  for (std::size_t i = 0; i < contacts.size(); ++i)
+    u.segment(rows * static_cast<Eigen::Index>(i), rows) =
+        local_velocity(world, contacts[i], body_velocities).head(rows);
   return u;
 }
 

@@ -153,6 +153,7 @@ ConvexPiece make_piece(const std::vector<Vec2>& p, const Cycle& cycle) {
   ConvexPiece piece;
   for (std::size_t k = 0; k < cycle.size(); ++k) {
     piece.vertices.push_back(p[cycle[k]]);
+    piece.outline_index.push_back(cycle[k]);
     piece.external.push_back(cycle[(k + 1) % cycle.size()] == (cycle[k] + 1) % n);
     piece.centre += p[cycle[k]];
   }

@@ -45,14 +45,12 @@ bool admit_closing_contacts(const World& world, const std::vector<Contact>& dete
                             const ForceProblem& whole, const std::vector<int>& left_out,
                             const VecX& moved, double allowance, std::vector<char>& working) {
   if (left_out.empty()) return false;
-  const VecX relative = local_velocities(world, pick(detected, left_out), moved, 2);
   std::vector<char> struck(world.bodies.size(), 0);
   bool closing = false;
-  for (std::size_t k = 0; k < left_out.size(); ++k) {
-    const int i = left_out[k];
-    const auto row = static_cast<Eigen::Index>(2 * k);
-    const double normal = whole.linear(2 * i) + relative(row);
-    const double tangential = whole.linear(2 * i + 1) + relative(row + 1);
+  for (const int i : left_out) {
+    const Vec3 relative = local_velocity(world, detected[i], moved);
+    const double normal = whole.linear(2 * i) + relative(0);
+    const double tangential = whole.linear(2 * i + 1) + relative(1);
     if (normal - whole.friction(i) * std::abs(tangential) >= -allowance) continue;
     closing = true;
     working[i] = 1;

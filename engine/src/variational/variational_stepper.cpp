@@ -192,8 +192,8 @@ const StepReport& VariationalStepper::step() {
   const int body_count = static_cast<int>(world_.bodies.size());
   StepReport report;
   report.rows_per_contact = 2;
-  const std::vector<Contact> detected =
-      detect_contacts(world_, options_.collision, &report.collision_stats);
+  detector_.detect(world_, options_.collision, detected_, &report.collision_stats);
+  const std::vector<Contact>& detected = detected_;
   const int detected_count = static_cast<int>(detected.size());
 
   // v0, the velocity without contacts v_free = v0 + dt M^-1 f_ext and the displacement without

@@ -21,6 +21,7 @@
 #include <variant>
 #include <vector>
 
+#include "moreau/core/allocator.hpp"
 #include "moreau/model/shape_families.hpp"
 #include "moreau/variational/variational_stepper.hpp"
 
@@ -162,6 +163,7 @@ Timing run(const World& start, const std::string& variant, int steps) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  moreau::keep_freed_memory();
   if (argc < 3) {
     std::cerr << "usage: variational_step_benchmark disk|angular|non_convex PARTICLES [STEPS] "
                  "[kkt,body,cone,screened]\n";

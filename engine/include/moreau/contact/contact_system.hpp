@@ -32,6 +32,8 @@ JacobianBlock point_jacobian(const Contact& contact, const Vec3& body_position);
 // bodies enter with their own velocity. Used for the free term q of every time stepper.
 VecX local_velocities(const World& world, const std::vector<Contact>& contacts,
                       const VecX& body_velocities, int rows);
+// The local velocity (n, t1, t2) of one contact, as local_velocities computes it.
+Vec3 local_velocity(const World& world, const Contact& contact, const VecX& body_velocities);
 
 // Coulomb coefficient of each contact from the friction table of the two bodies' materials.
 VecX friction_coefficients(const World& world, const std::vector<Contact>& contacts);
@@ -89,7 +91,7 @@ class ContactSystem final : public DelassusOperator {
   std::vector<Vec3> gather_lever_;
   std::vector<int> gather_contact_;
   std::vector<Mat3> frame_;
-  std::vector<Vec3> lever_;             // 2 per contact: side a, side b
+  std::vector<Vec3> lever_;              // 2 per contact: side a, side b
   std::vector<Eigen::Vector2i> bodies_;  // (body_a, body_b)
   void gather_velocity(const VecX& x, VecX& body_velocity) const;
   void gather_velocity_compact(const VecX& x, VecX& body_velocity, bool inverse_mass) const;

@@ -34,6 +34,9 @@ struct ConvexPiece {
   // external[k] != 0 when edge k (vertices k -> k + 1) lies on the particle's outline; 0 for a
   // diagonal shared with another piece.
   std::vector<char> external;
+  // outline_index[k]: the index of vertex k in the polygon's outline (every corner of a piece
+  // is an outline vertex), the identity of its contacts from step to step.
+  std::vector<int> outline_index;
   Vec2 centre = Vec2::Zero();  // mean of the vertices
   double radius = 0.0;         // bounding circle about `centre`
 };

@@ -34,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "moreau/collision/collision_detector.hpp"
 #include "moreau/conic/interior_point.hpp"
 #include "moreau/integrator/step_settings.hpp"
 #include "moreau/integrator/stepper.hpp"
@@ -102,6 +103,10 @@ class VariationalStepper final : public Stepper {
  private:
   VariationalOptions options_;
   variational::ShearHistory history_;
+  // Kept between steps with the detected contacts' vector: a fresh vector of tens of thousands
+  // of contacts is new memory whose pages the kernel maps and zeroes at every step.
+  CollisionDetector detector_;
+  std::vector<Contact> detected_;
   void on_bodies_renumbered(const std::vector<int>& new_index) override {
     history_.renumber(new_index);
   }
