@@ -350,18 +350,18 @@ int vertex_slot(const Piece& a, const Piece& b, const PointPair& pair, double to
   return -1;
 }
 
-// The vertex-within-margin rule (docs/polygons.md): one contact for every vertex of either
-// piece whose signed distance to the other piece is below the margin, in the order of the
-// vertices (a's, then b's), so that the order within a pair does not change while the set of
-// vertices within the margin does not. The pair's exact signed distance takes the place of the
-// contact of its vertex (it is never shallower: a vertex inside the other piece is at most the
-// penetration depth from its outside), or is appended when no vertex contact sits there.
 // The arrays of one pair of pieces, kept by a thread's Workspace.
 struct PairArrays {
   std::vector<std::optional<PointPair>> slot;
   std::vector<Nearest> near_a, near_b;  // see closest_points
 };
 
+// The vertex-within-margin rule (docs/polygons.md): one contact for every vertex of either
+// piece whose signed distance to the other piece is below the margin, in the order of the
+// vertices (a's, then b's), so that the order within a pair does not change while the set of
+// vertices within the margin does not. The pair's exact signed distance takes the place of the
+// contact of its vertex (it is never shallower: a vertex inside the other piece is at most the
+// penetration depth from its outside), or is appended when no vertex contact sits there.
 void convex_pair(const Piece& a, const Piece& b, double margin, int stride, int exact_feature,
                  PairArrays& arrays, std::vector<PointPair>& out) {
   // Every vertex is at least the separation away from the other piece.
