@@ -123,32 +123,25 @@ void CholmodLdl::analyze(const LowerMatrix& lower) {
   if (factor_ == nullptr)
     throw SimulationError("CHOLMOD's symbolic analysis of the KKT matrix failed (out of memory?)");
   if (factor_->ordering != CHOLMOD_NATURAL)
-    throw SimulationError(
-        "CholmodLdl: CHOLMOD did not keep the natural order of the permuted "
-        "matrix");
+    throw SimulationError("CholmodLdl: CHOLMOD did not keep the permuted matrix's order");
 }
 
 bool CholmodLdl::factorize(const LowerMatrix& lower) {
   if (static_cast<std::size_t>(lower.nonZeros()) != upper_position_.size())
     throw SimulationError("CholmodLdl: the matrix's pattern is not the analysed one");
-  const double* values = lower.valuePtr();
+  const double* entries = lower.valuePtr();
   for (std::size_t k = 0; k < upper_position_.size(); ++k)
-    if (upper_position_[k] >= 0) upper_value_[upper_position_[k]] = values[k];
+    if (upper_position_[k] >= 0) upper_value_[upper_position_[k]] = entries[k];
   cholmod_sparse upper = upper_view();
   const int ok = cholmod_factorize(&upper, factor_, &common_);
   if (!ok || factor_->minor < factor_->n) return false;
-  const VecX d = pivots();
-  return d.allFinite() && (d.array() != 0.0).all();
-}
-
-VecX CholmodLdl::pivots() const {
   const int n = static_cast<int>(factor_->n);
   const int* column = static_cast<const int*>(factor_->p);
   const double* values = static_cast<const double*>(factor_->x);
-  VecX d(n);
+  pivots_.resize(n);
   // Simplicial LDL^T: each column of L starts with its diagonal entry, which holds D's.
-  for (int j = 0; j < n; ++j) d(permutation_[j]) = values[column[j]];
-  return d;
+  for (int j = 0; j < n; ++j) pivots_(permutation_[j]) = values[column[j]];
+  return pivots_.allFinite() && (pivots_.array() != 0.0).all();
 }
 
 bool CholmodLdl::solve(const VecX& b, VecX& x) {

@@ -29,8 +29,9 @@ class CholmodLdl {
   void analyze(const LowerMatrix& lower);
   // Numeric factorization; false on a zero or non-finite pivot.
   bool factorize(const LowerMatrix& lower);
-  // The pivots D, indexed by the matrix's own rows (not the elimination order).
-  VecX pivots() const;
+  // The pivots D of the last factorization, indexed by the matrix's own rows (not the
+  // elimination order).
+  const VecX& pivots() const { return pivots_; }
   // x = (L D L^T)^-1 b; false when CHOLMOD fails or x is not finite.
   bool solve(const VecX& b, VecX& x);
 
@@ -55,7 +56,8 @@ class CholmodLdl {
   cholmod_dense* solution_ = nullptr;
   cholmod_dense* workspace_y_ = nullptr;
   cholmod_dense* workspace_e_ = nullptr;
-  VecX permuted_;  // P b, then the solution in the elimination order
+  VecX permuted_;  // P b
+  VecX pivots_;
 };
 
 }  // namespace moreau::conic::detail

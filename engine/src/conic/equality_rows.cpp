@@ -47,7 +47,7 @@ EqualityRows::EqualityRows(const SparseMatrix& equality)
     for (int i = 0; i < m; ++i) dependent_.push_back(i);
     return;
   }
-  const VecX pivots = factor_.pivots();
+  const VecX& pivots = factor_.pivots();
   for (int i = 0; i < m; ++i) {
     if (pivots(i) < kDependentPivot) dependent_.push_back(i);
   }

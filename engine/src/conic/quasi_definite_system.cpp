@@ -143,7 +143,7 @@ class QuasiDefiniteSystem final : public KktSystem {
     if (!factor_.factorize(matrix_)) return false;
     // The inertia of a quasi-definite matrix: n positive pivots (H + D_p), m negative. A
     // wrong sign means H + D_p is not positive definite in rounding.
-    const VecX d = factor_.pivots();
+    const VecX& d = factor_.pivots();
     return (d.head(n_).array() > 0.0).all() && (d.tail(m_).array() < 0.0).all();
   }
 
