@@ -273,7 +273,13 @@ nlohmann::json trench_scene(const TrenchGeometry& g, double density, double blad
       {"steps", 1},
       {"integrator", {{"scheme", "shake"}}},
       {"collision", {{"margin", 0.5 * kMeanRadius}}},
-      {"solver", {{"name", "ipm"}, {"tolerance", 1e-5}, {"max_iterations", 200}}},
+      // The IPM as the experiment runs it (methods.cpp, ipm_options) at tolerance 1e-5.
+      {"solver",
+       {{"name", "ipm"},
+        {"tolerance", 1e-5},
+        {"max_iterations", 200},
+        {"stopping", "kleinert_error"},
+        {"predictor_relative_residual", 0.1}}},
       // E for the DEM reference only (README.md); CD contacts are rigid.
       {"materials",
        {{{"name", "soil"}, {"density", density}, {"youngs_modulus", 1e8}, {"poisson_ratio", 0.3}}}},

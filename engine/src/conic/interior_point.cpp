@@ -60,6 +60,9 @@ const OptionTable<InteriorPointOptions>& InteriorPointOptions::fields() {
           .described("upper bound of the inexact-Newton forcing term of CG"),
       number_option("predictor_forcing", &O::predictor_forcing, Bounds::open(0, 1))
           .described("forcing term of the predictor's CG solve"),
+      number_option("predictor_relative_residual", &O::predictor_relative_residual,
+                    Bounds::closed(0, 1))
+          .described("where > 0: relative residual of the predictor's CG solve instead"),
       number_option("min_forcing", &O::min_forcing, Bounds::left_open(0, 1))
           .described("smallest forcing term (at most max_forcing)"),
       number_option("step_fraction", &O::step_fraction, Bounds::open(0, 1))
@@ -229,10 +232,16 @@ class Solver {
       // of the next iterate, so it is bounded by a forcing term times the current primal
       // residual plus the complementarity x^T y / |x| (both in velocity units, both -> 0).
       // Only the corrector's direction moves the iterates; the predictor's sets sigma and the
-      // second-order term, and is solved to the looser predictor_forcing.
+      // second-order term, and is solved to the looser predictor_forcing (or to the relative
+      // residual predictor_relative_residual, InteriorPointOptions says why).
       const double newton_scale = residual.norm() + xy / std::max(x.norm(), kTiny);
-      if (!newton_direction(target, residual, equality_residual,
-                            options_.predictor_forcing * newton_scale, false, dx, dy, dz, krylov)) {
+      const bool relative_predictor = options_.predictor_relative_residual > 0.0;
+      if (!newton_direction(
+              target, residual, equality_residual,
+              relative_predictor ? std::numeric_limits<double>::infinity()
+                                 : options_.predictor_forcing * newton_scale,
+              relative_predictor ? options_.predictor_relative_residual : options_.max_forcing,
+              false, dx, dy, dz, krylov)) {
         return not_positive_definite();
       }
       bool inexact_step = !system_->reached_tolerance();
@@ -253,7 +262,8 @@ class Solver {
       // Forcing term of the inexact Newton step tied to the centering (Kleinert et al. 2014).
       const double forcing = std::clamp(sigma, options_.min_forcing, options_.max_forcing);
       if (!newton_direction(target, residual, equality_residual, forcing * newton_scale,
-                            options_.warm_start_corrector, dx, dy, dz, krylov)) {
+                            options_.max_forcing, options_.warm_start_corrector, dx, dy, dz,
+                            krylov)) {
         return not_positive_definite();
       }
       inexact_step = inexact_step || !system_->reached_tolerance();
@@ -371,8 +381,9 @@ class Solver {
   }
 
   // Solves (N + C + A^T A) dx - A^T dz = A^T (lambda \ target) - residual (A^T A = W^2),
-  // A dx + E dz = equality_residual, then dy = A^T (lambda \ target - A dx) from the scaled
-  // complementarity row, so that the step is consistent with the scaled-space update of the
+  // A dx + E dz = equality_residual, to the residual min(tolerance, relative_tolerance |rhs|)
+  // (relative_tolerance at most max_forcing), then dy = A^T (lambda \ target - A dx) from the
+  // scaled complementarity row, so that the step is consistent with the scaled-space update of the
   // scaling; the linear solve's error (CG) lands in the primal residual, which the next
   // Newton right-hand side contains and removes.
   //
@@ -386,8 +397,8 @@ class Solver {
   // row as A^-T e, divided by the square root of that eigenvalue: rounding. The soft
   // directions keep the complementarity form, where A^-T would instead amplify e.
   bool newton_direction(const std::vector<Vec3>& target, const VecX& residual,
-                        const VecX& equality_residual, double tolerance, bool warm_start, VecX& dx,
-                        VecX& dy, VecX& dz, int& krylov) {
+                        const VecX& equality_residual, double tolerance, double relative_tolerance,
+                        bool warm_start, VecX& dx, VecX& dy, VecX& dz, int& krylov) {
     const int n = problem_.size();
     VecX scaled_target(n), rhs(n);
     for (int k = 0; k < cones_; ++k) {
@@ -398,9 +409,10 @@ class Solver {
     }
     rhs -= residual;
     int iterations = 0;
-    // Never looser than the forcing term relative to the right-hand side itself (a zero
-    // direction would otherwise pass).
-    tolerance = std::min(tolerance, options_.max_forcing * rhs.norm());
+    // Never looser than max_forcing relative to the right-hand side itself (a zero direction
+    // would otherwise pass).
+    tolerance =
+        std::min(tolerance, std::min(relative_tolerance, options_.max_forcing) * rhs.norm());
     if (!system_->solve(rhs, equality_residual, tolerance, warm_start, dx, dz, iterations)) {
       return false;
     }

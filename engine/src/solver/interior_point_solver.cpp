@@ -28,10 +28,11 @@ const OptionTable<IpmOptions>& IpmOptions::fields() {
                               {{"merit", IpmStopping::merit},
                                {"kleinert_error", IpmStopping::kleinert_error}})
                     .described("what tolerance bounds: the suite's merit or Kleinert's error"));
-    for (OptionField<O>& field : nested_options(
-             conic::InteriorPointOptions::fields(), &O::core,
-             {"preconditioner", "max_krylov_iterations", "max_forcing", "predictor_forcing",
-              "step_fraction", "body_space", "assemble_body_space", "warm_start_corrector"}))
+    for (OptionField<O>& field :
+         nested_options(conic::InteriorPointOptions::fields(), &O::core,
+                        {"preconditioner", "max_krylov_iterations", "max_forcing",
+                         "predictor_forcing", "predictor_relative_residual", "step_fraction",
+                         "body_space", "assemble_body_space", "warm_start_corrector"}))
       t.push_back(std::move(field));
     t.push_back(integer_option("max_fixed_point_iterations", &O::max_fixed_point_iterations,
                                Bounds::at_least(1))
