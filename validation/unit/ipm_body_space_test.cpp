@@ -280,3 +280,33 @@ BOOST_AUTO_TEST_CASE(stops_on_the_paper_error) {
   BOOST_TEST(stats.merit_history.back() <= 1e-7);
   BOOST_TEST(stats.merit == merit(heap.problem, r), boost::test_tools::tolerance(1e-12));
 }
+
+// The predictor's CG to a relative residual of its own right-hand side (the blade trench's
+// setting, conic::InteriorPointOptions::predictor_relative_residual): on the locked heap at the
+// trench's stopping rule it converges to the impulses of the residual-scaled predictor, within
+// what the tolerance allows, in no more Krylov iterations (its predictor solves are looser).
+BOOST_AUTO_TEST_CASE(relative_predictor_residual_converges) {
+  const Heap heap = make_heap(Locking::all);
+  conic::InteriorPointOptions relative;
+  relative.predictor_relative_residual = 0.1;
+  VecX r_default, r_relative;
+  const SolverStats by_default =
+      tight(1e-5, {}, IpmStopping::kleinert_error).solve(heap.problem, r_default);
+  const SolverStats by_relative =
+      tight(1e-5, relative, IpmStopping::kleinert_error).solve(heap.problem, r_relative);
+  BOOST_TEST_MESSAGE("residual-scaled predictor: "
+                     << by_default.iterations << " Newton steps, " << by_default.krylov_iterations
+                     << " Krylov; relative: " << by_relative.iterations << ", "
+                     << by_relative.krylov_iterations);
+  BOOST_TEST(by_default.converged, by_default.stop_reason);
+  BOOST_TEST(by_relative.converged, by_relative.stop_reason);
+  BOOST_TEST(by_relative.kleinert_error <= 1e-5);
+  // Both stop at an error of 1e-5 on the same CCP: the normal impulses agree to 1e-3 of the
+  // largest impulse (the tangential ones of a heap with more contact rows than body degrees of
+  // freedom need not be unique).
+  const double scale = r_default.cwiseAbs().maxCoeff();
+  for (Eigen::Index i = 0; i < r_default.size(); i += 3) {
+    BOOST_TEST(std::abs(r_default[i] - r_relative[i]) <= 1e-3 * scale, "normal row " << i);
+  }
+  BOOST_TEST(by_relative.krylov_iterations <= by_default.krylov_iterations);
+}
