@@ -279,7 +279,7 @@ nlohmann::json trench_scene(const TrenchGeometry& g, double density, double blad
         {"tolerance", 1e-5},
         {"max_iterations", 200},
         {"stopping", "kleinert_error"},
-        {"predictor_relative_residual", 0.1}}},
+        {"predictor_relative_residual", kPredictorRelativeResidual}}},
       // E for the DEM reference only (README.md); CD contacts are rigid.
       {"materials",
        {{{"name", "soil"}, {"density", density}, {"youngs_modulus", 1e8}, {"poisson_ratio", 0.3}}}},

@@ -22,6 +22,11 @@ constexpr double kMu = 0.25;
 constexpr double kBladeSpeed = 0.2;  // m/s
 constexpr double kGravity = 9.81;
 
+// The IPM's predictor solved to this relative residual of its right-hand side (one digit; the
+// loosest any solve gets): its late solves otherwise reach the CG's cap
+// (conic::InteriorPointOptions::predictor_relative_residual, README.md "Where the iterations go").
+constexpr double kPredictorRelativeResidual = 0.1;
+
 struct TrenchGeometry {
   int spheres = 0;
   double length = 0.0, width = 0.0;  // inner size of the trench (x, z), m

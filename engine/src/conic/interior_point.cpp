@@ -236,12 +236,13 @@ class Solver {
       // residual predictor_relative_residual, InteriorPointOptions says why).
       const double newton_scale = residual.norm() + xy / std::max(x.norm(), kTiny);
       const bool relative_predictor = options_.predictor_relative_residual > 0.0;
-      if (!newton_direction(
-              target, residual, equality_residual,
-              relative_predictor ? std::numeric_limits<double>::infinity()
-                                 : options_.predictor_forcing * newton_scale,
-              relative_predictor ? options_.predictor_relative_residual : options_.max_forcing,
-              false, dx, dy, dz, krylov)) {
+      const double predictor_tolerance = relative_predictor
+                                             ? std::numeric_limits<double>::infinity()
+                                             : options_.predictor_forcing * newton_scale;
+      const double predictor_relative =
+          relative_predictor ? options_.predictor_relative_residual : options_.max_forcing;
+      if (!newton_direction(target, residual, equality_residual, predictor_tolerance,
+                            predictor_relative, false, dx, dy, dz, krylov)) {
         return not_positive_definite();
       }
       bool inexact_step = !system_->reached_tolerance();
