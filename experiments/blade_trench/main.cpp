@@ -56,6 +56,10 @@ ExperimentOptions declare(Options& o, std::string& preconditioner, std::string& 
   own.option("--cost", o.size.cost_duration,
              "the cost run: DEM, IPM 1e-3 and 1e-5 over this many seconds, no PGJ")
       .named("SECONDS");
+  own.option("--fine", o.size.fine_tolerance,
+             "the time-step study: the DEM and the IPM at this tolerance at h = 1e-2 s and "
+             "1e-3 s, no other run")
+      .named("TOLERANCE");
   own.option("--pgj-iterations", o.pgj_iterations, "PGJ iterations per step (default 2,000)")
       .within(1, 1e9);
   own.option("--preconditioner", preconditioner, "the IPM's body-space CG preconditioner")
@@ -95,12 +99,12 @@ int main(int argc, char** argv) {
         const Steady dem_draft = steady(dem, config.steady_start);
         const std::vector<ToleranceResult> ipm =
             run_tolerances(config, start, spec, dem_draft, dir);
-        const std::vector<RunResult> ipm_fine = run_fine_ipm(config, start, spec);
+        const std::vector<ToleranceResult> ipm_fine = run_fine_ipm(config, start, spec, dem_draft);
         const std::vector<RunResult> pgj = run_pgj(config, start, spec, own.pgj_iterations);
 
         std::vector<RunResult> all = {dem};
         for (const ToleranceResult& t : ipm) all.push_back(t.run);
-        all.insert(all.end(), ipm_fine.begin(), ipm_fine.end());
+        for (const ToleranceResult& t : ipm_fine) all.push_back(t.run);
         all.insert(all.end(), pgj.begin(), pgj.end());
         write_series(results, dir, all);
         write_table(results, dir, table_1(results.reference()), ipm, ipm_fine, dem, dem_draft, pgj,

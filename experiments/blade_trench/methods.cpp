@@ -78,6 +78,18 @@ IpmOptions ipm_options(double tolerance, const TrenchConfig& config) {
   return o;
 }
 
+// The steady draft of an IPM run against the DEM's.
+ToleranceResult judged(double tolerance, RunResult run, const Steady& dem_draft,
+                       double steady_start) {
+  ToleranceResult r;
+  r.tolerance = tolerance;
+  r.run = std::move(run);
+  r.draft = steady(r.run, steady_start);
+  r.mean_difference = std::abs(r.draft.mean - dem_draft.mean) / std::abs(dem_draft.mean);
+  r.rms_difference = relative_rms(r.draft, dem_draft);
+  return r;
+}
+
 }  // namespace
 
 std::string tolerance_name(double tolerance) {
@@ -138,12 +150,16 @@ Start prepare(const TrenchConfig& config, const fs::path& dir, ExperimentResults
   return start;
 }
 
-std::vector<RunResult> run_fine_ipm(const TrenchConfig& config, const Start& start,
-                                    const SpecFor& spec) {
+std::vector<ToleranceResult> run_fine_ipm(const TrenchConfig& config, const Start& start,
+                                          const SpecFor& spec, const Steady& dem_draft) {
   if (!(config.ipm_fine_duration > 0.0)) return {};
-  return {run_shake(config, start.density, start.checkpoint,
-                    spec("IPM 1e-5 h=1e-3", "ipm_fine", config.ipm_fine_duration), kFineStep, "ipm",
-                    ipm_options(kFineTolerance, config), fs::path())};
+  const double tolerance = config.ipm_fine_tolerance;
+  const std::string name = tolerance_name(tolerance);
+  RunResult run =
+      run_shake(config, start.density, start.checkpoint,
+                spec("IPM " + name + " h=1e-3", "ipm_fine_" + name, config.ipm_fine_duration),
+                kFineStep, "ipm", ipm_options(tolerance, config), fs::path());
+  return {judged(tolerance, std::move(run), dem_draft, config.steady_start)};
 }
 
 std::vector<ToleranceResult> run_tolerances(const TrenchConfig& config, const Start& start,
@@ -153,16 +169,11 @@ std::vector<ToleranceResult> run_tolerances(const TrenchConfig& config, const St
   for (const ToleranceRun& t : config.ipm) {
     const IpmOptions o = ipm_options(t.tolerance, config);
     const std::string name = tolerance_name(t.tolerance);
-    ToleranceResult r;
-    r.tolerance = t.tolerance;
     const bool tightest = &t == &config.ipm.back();
-    r.run = run_shake(config, start.density, start.checkpoint,
-                      spec("IPM " + name, "ipm_" + name, t.duration), kCdStep, "ipm", o,
-                      tightest ? dir / "snapshot.csv" : fs::path());
-    r.draft = steady(r.run, config.steady_start);
-    r.mean_difference = std::abs(r.draft.mean - dem_draft.mean) / std::abs(dem_draft.mean);
-    r.rms_difference = relative_rms(r.draft, dem_draft);
-    ipm.push_back(std::move(r));
+    RunResult run = run_shake(config, start.density, start.checkpoint,
+                              spec("IPM " + name, "ipm_" + name, t.duration), kCdStep, "ipm", o,
+                              tightest ? dir / "snapshot.csv" : fs::path());
+    ipm.push_back(judged(t.tolerance, std::move(run), dem_draft, config.steady_start));
   }
   return ipm;
 }

@@ -22,7 +22,6 @@ constexpr double kCdStep = 1e-2;   // Kleinert Sec. 5
 constexpr double kPgjStep = 1e-3;  // the paper's best PGJ run
 // The IPM at PGJ's step: the time step's share of its difference from the DEM.
 constexpr double kFineStep = 1e-3;
-constexpr double kFineTolerance = 1e-5;
 constexpr int kPgjIterations = 2000;    // Kleinert Sec. 5, the best PGJ run
 constexpr double kPgjRelaxation = 0.3;  // as the other experiments (projected_gauss_jacobi.hpp)
 std::string tolerance_name(double tolerance);
@@ -42,9 +41,10 @@ Start prepare(const TrenchConfig& config, const fs::path& dir, ExperimentResults
 using SpecFor =
     std::function<RunSpec(const std::string& label, const std::string& slug, double duration)>;
 
-// The IPM at tolerance 1e-5 with h = 1e-3 s (none when the configuration has no such run).
-std::vector<RunResult> run_fine_ipm(const TrenchConfig& config, const Start& start,
-                                    const SpecFor& spec);
+// The IPM at the configuration's fine tolerance with h = 1e-3 s, its steady draft against the
+// DEM's (none when the configuration has no such run).
+std::vector<ToleranceResult> run_fine_ipm(const TrenchConfig& config, const Start& start,
+                                          const SpecFor& spec, const Steady& dem_draft);
 
 std::vector<ToleranceResult> run_tolerances(const TrenchConfig& config, const Start& start,
                                             const SpecFor& spec, const Steady& dem_draft,

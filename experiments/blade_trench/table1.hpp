@@ -29,7 +29,7 @@ void write_series(ExperimentResults& results, const fs::path& dir,
 
 void write_table(ExperimentResults& results, const fs::path& dir,
                  const std::vector<Published>& table1, const std::vector<ToleranceResult>& ipm,
-                 const std::vector<RunResult>& ipm_fine, const RunResult& dem,
+                 const std::vector<ToleranceResult>& ipm_fine, const RunResult& dem,
                  const Steady& dem_draft, const std::vector<RunResult>& pgj, double steady_start);
 
 // The checks of reference/blade_trench/expected.json. Every check is recorded, also where the
@@ -49,8 +49,8 @@ void not_this_trench(ExperimentResults& results, const std::string& suffix,
                      const std::string& reason);
 
 void measure_runs(ExperimentResults& results, const Reference& reference,
-                  const std::vector<ToleranceResult>& ipm, const std::vector<RunResult>& ipm_fine,
-                  const RunResult& dem, const std::vector<RunResult>& pgj, double steady_start,
-                  const Steady& dem_draft);
+                  const std::vector<ToleranceResult>& ipm,
+                  const std::vector<ToleranceResult>& ipm_fine, const RunResult& dem,
+                  const std::vector<RunResult>& pgj, double steady_start, const Steady& dem_draft);
 
 }  // namespace blade_trench

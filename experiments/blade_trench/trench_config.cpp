@@ -110,6 +110,8 @@ TrenchConfig trench_config(const std::string& scale, FullTrench trench, bool com
       }
     }
   }
+  if (size.cost_duration != 0.0 && size.fine_tolerance != 0.0)
+    throw moreau::InputError("--cost and --fine are two different runs; give one of them");
   if (size.cost_duration != 0.0) {
     if (!(size.cost_duration > 0.0) || !std::isfinite(size.cost_duration))
       throw moreau::InputError("--cost: expected a duration > 0 s, got " +
@@ -121,6 +123,19 @@ TrenchConfig trench_config(const std::string& scale, FullTrench trench, bool com
     c.pgj_coarse_duration = 0.0;
     c.ipm_fine_duration = 0.0;
     c.steady_start = 0.0;
+  }
+  if (size.fine_tolerance != 0.0) {
+    // The IPM's stopping rule (Kleinert's error) is meaningful from 1e-1 down to what double
+    // precision resolves of the impulses.
+    if (!(size.fine_tolerance >= 1e-12 && size.fine_tolerance <= 1e-1))
+      throw moreau::InputError("--fine: expected a tolerance in [1e-12, 1e-1], got " +
+                               std::to_string(size.fine_tolerance));
+    const double end = c.dem_duration;
+    c.ipm = {{size.fine_tolerance, end}};
+    c.ipm_fine_tolerance = size.fine_tolerance;
+    c.ipm_fine_duration = end;
+    c.pgj_duration = 0.0;
+    c.pgj_coarse_duration = 0.0;
   }
   return c;
 }

@@ -20,9 +20,10 @@ struct TrenchConfig {
   double dem_duration = 0.0;         // s
   double pgj_duration = 0.0;         // s; SHAKE + PGJ at h = 1e-3 s, 2,000 iterations per step
   double pgj_coarse_duration = 0.0;  // s; the same at h = 1e-2 s (the time step's share)
-  // s; SHAKE + ipm at tolerance 1e-5 with h = 1e-3 s: the time step's share of the IPM's
+  // s; SHAKE + ipm at ipm_fine_tolerance with h = 1e-3 s: the time step's share of the IPM's
   // difference from the DEM (the paper runs the IPM at 1e-2 s only)
   double ipm_fine_duration = 0.0;
+  double ipm_fine_tolerance = 1e-5;
   double steady_start = 0.0;  // s: the steady part is [steady_start, end of the run]
   long checkpoint_every = 0;  // windows of 10 ms between checkpoints (0: none)
   moreau::conic::BodySpacePreconditioner ipm_preconditioner =  // of the IPM's body-space CG
@@ -38,6 +39,10 @@ struct SizeOptions {
   // > 0: the cost run, DEM and IPM 1e-3 and 1e-5 over this many seconds of ploughing and no
   // PGJ, for the cost per step at a size.
   double cost_duration = 0.0;
+  // > 0: the time-step study at this tolerance, the DEM and the IPM at h = 1e-2 s and at
+  // h = 1e-3 s over the scale's duration and no other run: the time step's share of the IPM's
+  // difference from the DEM at the scale's own steady part.
+  double fine_tolerance = 0.0;
 };
 
 // The trench of the full scale (README.md, "Scales"): medium (the published grains, blade and
