@@ -88,6 +88,8 @@ void write_summary(const std::filesystem::path& path, const Scene& scene, const 
                             {"max_merit_step", nullptr},
                             {"total_solver_iterations", stats.total_iterations},
                             {"max_solver_iterations", stats.max_iterations},
+                            {"total_krylov_iterations", stats.total_krylov_iterations},
+                            {"max_krylov_iterations", stats.max_krylov_iterations},
                             {"max_contacts", stats.max_contacts},
                             {"mean_contacts", stats.mean_contacts()},
                             {"output",

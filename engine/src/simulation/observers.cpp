@@ -87,6 +87,8 @@ void RunStatistics::on_step(const Stepper&, const StepReport& report) {
   }
   total_iterations += stats.iterations;
   max_iterations = std::max(max_iterations, stats.iterations);
+  total_krylov_iterations += stats.krylov_iterations;
+  max_krylov_iterations = std::max(max_krylov_iterations, stats.krylov_iterations);
   max_contacts = std::max(max_contacts, report.active_contacts);
   contact_sum += static_cast<double>(report.active_contacts);
   solver_seconds += stats.wall_seconds;

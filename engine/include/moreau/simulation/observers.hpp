@@ -40,6 +40,10 @@ class RunStatistics final : public StepObserver {
   double max_criterion_value = 0.0;
   long total_iterations = 0;
   int max_iterations = 0;
+  // Krylov iterations of the interior point solvers (SolverStats::krylov_iterations; 0 for
+  // the others): Kleinert et al.'s Table 1 reports them per step.
+  long total_krylov_iterations = 0;
+  int max_krylov_iterations = 0;
   long max_contacts = 0;
   double contact_sum = 0.0;
   double solver_seconds = 0.0;
