@@ -97,8 +97,8 @@ grep -q '"non_converged_steps": 0' "$work/ipm_error/summary.json" ||
   { echo "ipm: a step did not reach error(gamma, u) 1e-4"; exit 1; }
 awk -F': ' '/"max_criterion_value"/ { v = $2 + 0; if (!(v <= 1e-4 && v > 0)) { print "max error " v; exit 1 } }' \
   "$work/ipm_error/summary.json"
-# The IPM's CG iterations are totalled in the summary (Kleinert et al.'s Table 1 reports them);
-# a step takes at least one per Newton step, so 5 steps take at least 5.
+# The IPM's CG iterations are totalled in the summary (Kleinert et al.'s Table 1 reports them):
+# each of the pile's five steps solves its contacts, at least one CG iteration per Newton step.
 awk -F': ' '/"total_krylov_iterations"/ { v = $2 + 0; found = 1; if (!(v >= 5)) { print "Krylov total " v; exit 1 } }
   END { if (!found) { print "no total_krylov_iterations"; exit 1 } }' "$work/ipm_error/summary.json"
 sed 's/"name": "apgd",/"name": "pgs", "stopping": "kleinert_error",/' "$scenes/rattle_pile.json" \
