@@ -72,9 +72,17 @@ void save(const RunSpec& spec, const Stepper& stepper, const RunResult& result) 
                    "blade_trench " + spec.label);
   json windows = json::array();
   for (const WindowRow& r : result.windows) windows.push_back(row_json(r));
-  std::ofstream out(progress_file(dir, step));
-  out << json{{"step", step}, {"wall_seconds", result.wall_seconds}, {"windows", windows}}.dump()
-      << '\n';
+  // Written beside and renamed, as the checkpoint: a run killed while writing leaves the last
+  // complete pair, which resume() takes.
+  const fs::path progress = progress_file(dir, step);
+  const fs::path partial = progress.string() + ".partial";
+  {
+    std::ofstream out(partial);
+    out << json{{"step", step}, {"wall_seconds", result.wall_seconds}, {"windows", windows}}.dump()
+        << '\n';
+    if (!out) throw SimulationError(partial.string() + ": cannot write the progress file");
+  }
+  fs::rename(partial, progress);
 }
 
 // The latest checkpoint of the run with its progress file; restores world, step and series.
