@@ -68,8 +68,10 @@ void save(const RunSpec& spec, const Stepper& stepper, const RunResult& result) 
   const fs::path dir = spec.checkpoint_directory / spec.slug;
   fs::create_directories(dir);
   const long step = stepper.steps_taken();
-  write_checkpoint(dir / ("checkpoint_" + std::to_string(step) + ".json"), stepper.world(), step,
-                   "blade_trench " + spec.label);
+  // With the scheme's own state: the DEM's springs, so that a resumed DEM keeps its friction.
+  write_stepper_checkpoint(
+      dir / ("checkpoint_" + std::to_string(step) + ".json"), stepper,
+      CheckpointContents{step, "blade_trench " + spec.label, std::nullopt, json()});
   json windows = json::array();
   for (const WindowRow& r : result.windows) windows.push_back(row_json(r));
   // Written beside and renamed, as the checkpoint: a run killed while writing leaves the last
@@ -97,8 +99,9 @@ void resume(const RunSpec& spec, Stepper& stepper, RunResult& result) {
     if (step > latest && fs::exists(progress_file(dir, step))) latest = step;
   }
   if (latest <= 0) return;
-  const long step =
-      read_checkpoint(dir / ("checkpoint_" + std::to_string(latest) + ".json"), stepper.world());
+  const fs::path checkpoint = dir / ("checkpoint_" + std::to_string(latest) + ".json");
+  const CheckpointContents contents = read_checkpoint_contents(checkpoint, stepper.world());
+  const long step = contents.step;
   std::ifstream in(progress_file(dir, latest));
   try {
     const json progress = json::parse(in);
@@ -109,6 +112,7 @@ void resume(const RunSpec& spec, Stepper& stepper, RunResult& result) {
                      ": malformed progress file: " + e.what());
   }
   stepper.resume_at(step);
+  restore_scheme_state(contents, stepper, checkpoint);
   result.resumed_from_step = step;
   std::cout << spec.label << ": resumed from step " << step << " (t = " << stepper.world().time
             << " s)" << std::endl;

@@ -400,7 +400,8 @@ class PySimulation {
   }
 
   // The state after the steps taken, with the scheme's own state (the variational scheme's
-  // shear history) as `moreau run` writes it, so that a restart continues the same run.
+  // shear history, the DEM's springs) as `moreau run` writes it, so that a restart continues
+  // the same run.
   void checkpoint(const std::filesystem::path& path, const py::object& metadata) const {
     CheckpointContents contents;
     contents.metadata = metadata.is_none() ? json(nullptr) : to_json(metadata, "metadata");

@@ -141,6 +141,43 @@ BOOST_AUTO_TEST_CASE(files_that_do_not_fit_are_refused_by_file_and_path) {
   fs::remove(path);
 }
 
+// The DEM's Cundall-Strack springs read back exactly; rows that do not fit are refused by path.
+BOOST_AUTO_TEST_CASE(dem_springs_read_back_exactly_and_bad_rows_are_refused) {
+  const fs::path path = temp("springs");
+  World world = two_balls();
+  CheckpointContents contents{7, "two balls", std::nullopt, json()};
+  contents.tangential_springs =
+      std::vector<TangentialSpring>{{0, 1, Vec3(1.0 / 3.0, -2e-300, 1e-17)}};
+  write_checkpoint(path, world, contents);
+  const CheckpointContents back = read_checkpoint_contents(path, world);
+  BOOST_REQUIRE(back.tangential_springs.has_value());
+  BOOST_REQUIRE_EQUAL(back.tangential_springs->size(), 1u);
+  BOOST_TEST(((*back.tangential_springs)[0].displacement == Vec3(1.0 / 3.0, -2e-300, 1e-17)));
+  require_refusal([&] { return read_checkpoint(path, world); }, path,
+                  "scheme_state.tangential_springs: carried by the checkpoint");
+  const json good = read_json(path);
+  const auto refused = [&](const std::string& what, const auto& change) {
+    json bad = good;
+    change(bad);
+    write_json(path, bad);
+    require_refusal([&] { return read_checkpoint_contents(path, world); }, path, what);
+  };
+  refused("scheme_state.tangential_springs[0]: a body outside",
+          [](json& d) { d["scheme_state"]["tangential_springs"][0][1] = 2; });
+  refused("scheme_state.tangential_springs[0]: expected body_a < body_b", [](json& d) {
+    d["scheme_state"]["tangential_springs"][0][0] = 1;
+    d["scheme_state"]["tangential_springs"][0][1] = 0;
+  });
+  refused("scheme_state.tangential_springs[1]: the pair appears twice", [](json& d) {
+    d["scheme_state"]["tangential_springs"].push_back(d["scheme_state"]["tangential_springs"][0]);
+  });
+  refused("scheme_state.tangential_springs[0]: expected [body_a",
+          [](json& d) { d["scheme_state"]["tangential_springs"][0].erase(4); });
+  refused("scheme_state.tangential_springs[0]: the displacement is not finite",
+          [](json& d) { d["scheme_state"]["tangential_springs"][0][2] = "x"; });
+  fs::remove(path);
+}
+
 BOOST_AUTO_TEST_CASE(metadata_must_be_an_object) {
   const fs::path path = temp("metadata");
   BOOST_CHECK_THROW(

@@ -3,10 +3,12 @@
 
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <filesystem>
 #include <vector>
 
 #include "moreau/core/error.hpp"
 #include "moreau/dem/dem_stepper.hpp"
+#include "moreau/io/checkpoint.hpp"
 
 using namespace moreau;
 
@@ -201,4 +203,50 @@ BOOST_AUTO_TEST_CASE(StateDoesNotDependOnTheThreadCount) {
                 a.orientation.coeffs() == b.orientation.coeffs();
   }
   BOOST_TEST(identical);
+}
+
+// A restart keeps the contacts' friction: a rotation-locked sphere held by its Cundall-Strack
+// spring on a floor tilted against gravity (tan 0.3 below mu = 0.5) rests; restarted from a
+// checkpoint with its spring it stays where the uninterrupted run is (the forces of the first
+// half kick are made anew from the restored state, a small difference), while a restart that
+// drops the spring lets it slip by about the spring's stretch.
+BOOST_AUTO_TEST_CASE(RestartCarriesTheTangentialSprings) {
+  const auto tilted = [] {
+    World world = sphere_above_floor(-1e-6, 0.5);
+    world.gravity = Vec3(0.3 * 9.81, -9.81, 0.0);
+    world.bodies[1].rotation_locked = true;
+    return world;
+  };
+  World world = tilted();
+  const DemOptions options = options_for(world, NormalLaw::hookean, true);
+  DemStepper dem(world, options);
+  for (int k = 0; k < 4000; ++k) dem.step();
+  const std::vector<TangentialSpring> springs = dem.tangential_springs();
+  BOOST_REQUIRE_EQUAL(springs.size(), 1u);
+  BOOST_TEST((springs[0].body_a == 0 && springs[0].body_b == 1));
+  BOOST_TEST(springs[0].displacement.norm() > 0.0);
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / "moreau_dem_restart_test.json";
+  write_stepper_checkpoint(path, dem, CheckpointContents{4000, "tilted", std::nullopt, {}});
+  for (int k = 0; k < 2000; ++k) dem.step();
+  const double uninterrupted = world.bodies[1].position.x();
+
+  const auto restarted = [&](bool keep_springs) {
+    World again = tilted();
+    CheckpointContents contents = read_checkpoint_contents(path, again);
+    BOOST_TEST(contents.tangential_springs.has_value());
+    if (!keep_springs) contents.tangential_springs.reset();
+    DemStepper resumed(again, options);
+    resumed.resume_at(contents.step);
+    restore_scheme_state(contents, resumed, path);
+    for (int k = 0; k < 2000; ++k) resumed.step();
+    return std::abs(again.bodies[1].position.x() - uninterrupted);
+  };
+  // At rest the spring's stretch is m g sin / k_t: what a spring started from zero gives way.
+  const double stretch = springs[0].displacement.norm();
+  // Measured: 1.4 % of the stretch with the spring (the contact still rings, and its damping
+  // in the first half kick reads v_n instead of v_n-1/2), 213 % without.
+  BOOST_TEST(restarted(true) < 0.05 * stretch);
+  BOOST_TEST(restarted(false) > 0.5 * stretch);
+  std::filesystem::remove(path);
 }

@@ -304,6 +304,41 @@ DemStepper::DemStepper(World& world, DemOptions options)
   compute_forces(false);
 }
 
+std::vector<TangentialSpring> DemStepper::tangential_springs() const {
+  std::vector<TangentialSpring> out;
+  for (std::size_t p = 0; p < pairs_.size(); ++p)
+    if (!spring_[p].isZero()) out.push_back({pairs_[p].first, pairs_[p].second, spring_[p]});
+  return out;
+}
+
+void DemStepper::resume_tangential_springs(const std::vector<TangentialSpring>& springs) {
+  const int bodies = static_cast<int>(world_.bodies.size());
+  update_mass_properties();
+  for (int i = 0; i < bodies; ++i) copy_state(i);
+  spring_.assign(pairs_.size(), Vec3::Zero());  // rebuild_neighbours keeps none of the old run
+  rebuild_neighbours();
+  std::map<std::pair<int, int>, std::size_t> pair_index;
+  for (std::size_t p = 0; p < pairs_.size(); ++p) pair_index[pairs_[p]] = p;
+  for (const TangentialSpring& s : springs) {
+    const std::string pair = "tangential spring of bodies " + std::to_string(s.body_a) + " and " +
+                             std::to_string(s.body_b);
+    if (s.body_a < 0 || s.body_b >= bodies || !(s.body_a < s.body_b))
+      throw InputError(pair + ": expected body_a < body_b among the world's " +
+                       std::to_string(bodies) + " bodies");
+    if (!s.displacement.allFinite()) throw InputError(pair + ": not finite");
+    const auto it = pair_index.find({s.body_a, s.body_b});
+    if (it == pair_index.end())
+      throw InputError(pair + ": the bodies are not within reach of each other");
+    spring_[it->second] = s.displacement;
+  }
+  // Forces at the restored state for the first half kick. Computing them advances each spring
+  // by h times its tangential velocity, which the checkpoint's springs already hold: they are
+  // put back, so that the next step advances them once.
+  const std::vector<Vec3> restored = spring_;
+  compute_forces(false);
+  spring_ = restored;
+}
+
 void DemStepper::copy_state(int i) {
   const RigidBody& body = world_.bodies[i];
   BodyState& state = state_[i];

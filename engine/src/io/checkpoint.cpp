@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <system_error>
 #include <type_traits>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "moreau/core/error.hpp"
+#include "moreau/dem/dem_stepper.hpp"
 #include "moreau/variational/variational_stepper.hpp"
 
 namespace moreau {
@@ -109,6 +111,34 @@ variational::ShearHistory shear_history_rows(const json& rows, int bodies,
   return history;
 }
 
+// The DEM's springs of `rows` (path `where`), body indices as in shear_history_rows and in
+// ascending order per pair; read back exactly as written.
+std::vector<TangentialSpring> tangential_spring_rows(const json& rows, int bodies,
+                                                     const std::string& where) {
+  if (!rows.is_array()) throw InputError(where + ": expected an array");
+  std::vector<TangentialSpring> springs;
+  std::set<std::pair<int, int>> seen;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string row = where + "[" + std::to_string(i) + "]";
+    const json& c = rows[i];
+    if (!c.is_array() || c.size() != 5 || !c[0].is_number_integer() || !c[1].is_number_integer())
+      throw InputError(row + ": expected [body_a, body_b, sx, sy, sz]");
+    TangentialSpring spring{c[0].get<int>(), c[1].get<int>(), Vec3::Zero()};
+    if (spring.body_a < 0 || (bodies >= 0 && spring.body_b >= bodies))
+      throw InputError(row + ": a body outside the world's " + std::to_string(bodies));
+    if (!(spring.body_a < spring.body_b)) throw InputError(row + ": expected body_a < body_b");
+    if (!seen.insert({spring.body_a, spring.body_b}).second)
+      throw InputError(row + ": the pair appears twice");
+    for (int k = 0; k < 3; ++k) {
+      if (!c[2 + k].is_number() || !std::isfinite(c[2 + k].get<double>()))
+        throw InputError(row + ": the displacement is not finite numbers");
+      spring.displacement[k] = c[2 + k].get<double>();
+    }
+    springs.push_back(spring);
+  }
+  return springs;
+}
+
 // Everything but the bodies: format, version, step, scene, scheme state and metadata.
 CheckpointContents read_header(const json& document, int bodies) {
   if (!document.is_object() || document.value("format", "") != kFormat)
@@ -130,11 +160,15 @@ CheckpointContents read_header(const json& document, int bodies) {
     const json& scheme = document["scheme_state"];
     if (!scheme.is_object()) throw InputError("scheme_state: expected an object");
     for (const auto& [key, value] : scheme.items())
-      if (key != "shear_history")
-        throw InputError("scheme_state." + key + ": unknown (expected shear_history)");
+      if (key != "shear_history" && key != "tangential_springs")
+        throw InputError("scheme_state." + key +
+                         ": unknown (expected shear_history or tangential_springs)");
     if (scheme.contains("shear_history"))
       contents.shear_history =
           shear_history_rows(scheme["shear_history"], bodies, "scheme_state.shear_history");
+    if (scheme.contains("tangential_springs"))
+      contents.tangential_springs = tangential_spring_rows(scheme["tangential_springs"], bodies,
+                                                           "scheme_state.tangential_springs");
   }
   if (document.contains("metadata")) {
     contents.metadata = document["metadata"];
@@ -212,7 +246,14 @@ void write_checkpoint(const std::filesystem::path& path, const World& world,
     json rows = json::array();
     for (const auto& [key, f] : contents.shear_history->forces())
       rows.push_back(json::array({key.body_a, key.body_b, key.order, f.x(), f.y(), f.z()}));
-    document["scheme_state"] = {{"shear_history", rows}};
+    document["scheme_state"]["shear_history"] = rows;
+  }
+  if (contents.tangential_springs) {
+    json rows = json::array();
+    for (const TangentialSpring& s : *contents.tangential_springs)
+      rows.push_back(json::array(
+          {s.body_a, s.body_b, s.displacement.x(), s.displacement.y(), s.displacement.z()}));
+    document["scheme_state"]["tangential_springs"] = rows;
   }
   if (contents.metadata.is_object()) document["metadata"] = contents.metadata;
   if (document.contains("scheme_state") || document.contains("metadata"))
@@ -248,10 +289,13 @@ CheckpointContents read_checkpoint_header(const std::filesystem::path& path) {
 
 long read_checkpoint(const std::filesystem::path& path, World& world) {
   const CheckpointContents contents = read_checkpoint_contents(path, world);
-  if (contents.shear_history)
-    throw InputError(path.string() +
-                     ": scheme_state.shear_history: carried by the checkpoint, but this run does "
-                     "not restore it (it would not continue as the run that wrote it)");
+  for (const auto& [carried, key] :
+       {std::pair{contents.shear_history.has_value(), "shear_history"},
+        std::pair{contents.tangential_springs.has_value(), "tangential_springs"}})
+    if (carried)
+      throw InputError(path.string() + ": scheme_state." + key +
+                       ": carried by the checkpoint, but this run does not restore it (it would "
+                       "not continue as the run that wrote it)");
   return contents.step;
 }
 
@@ -280,6 +324,8 @@ void write_stepper_checkpoint(const std::filesystem::path& path, const Stepper& 
                               CheckpointContents contents) {
   if (const auto* variational = dynamic_cast<const VariationalStepper*>(&stepper))
     contents.shear_history = variational->shear_history();
+  if (const auto* dem = dynamic_cast<const DemStepper*>(&stepper))
+    contents.tangential_springs = dem->tangential_springs();
   write_checkpoint(path, stepper.world(), contents);
 }
 
@@ -297,6 +343,24 @@ void CheckpointWriter::on_finish(const Stepper& stepper, const RunOutcome& outco
 
 void restore_scheme_state(const CheckpointContents& contents, Stepper& stepper,
                           const std::filesystem::path& path) {
+  if (auto* dem = dynamic_cast<DemStepper*>(&stepper)) {
+    if (contents.shear_history)
+      throw InputError(path.string() +
+                       ": scheme_state.shear_history: a state of the variational_theta scheme, "
+                       "not of \"dem\"");
+    try {
+      dem->resume_tangential_springs(
+          contents.tangential_springs.value_or(std::vector<TangentialSpring>{}));
+    } catch (const InputError& e) {
+      throw InputError(path.string() + ": scheme_state.tangential_springs: " + e.what());
+    }
+    return;
+  }
+  if (contents.tangential_springs)
+    throw InputError(path.string() +
+                     ": scheme_state.tangential_springs: a state of the dem "
+                     "scheme, not of \"" +
+                     stepper.scheme() + "\"");
   if (!contents.shear_history) return;
   auto* variational = dynamic_cast<VariationalStepper*>(&stepper);
   if (!variational)

@@ -8,20 +8,25 @@
 //    velocity, and what it is (motion, rotation lock, shape), which reading checks against the
 //    world so that a checkpoint of another scene is refused;
 //  - version 2 only, each optional: "scheme_state", the scheme's own state carried from step to
-//    step, so far the shear history Delta q of the persistent contacts (Krabbenhoft eq. 4.8,
-//    moreau/variational/shear_history.hpp) as "shear_history": [[body_a, body_b, order, fx, fy,
-//    fz], ...]; and "metadata", an object the caller owns (an experiment's counters, what the
-//    state was computed with).
+//    step: the variational scheme's shear history Delta q of the persistent contacts
+//    (Krabbenhoft eq. 4.8, moreau/variational/shear_history.hpp) as "shear_history": [[body_a,
+//    body_b, order, fx, fy, fz], ...], or the DEM's Cundall-Strack springs of the touching pairs
+//    (moreau/dem/tangential_spring.hpp) as "tangential_springs": [[body_a, body_b, sx, sy, sz],
+//    ...]; and "metadata", an object the caller owns (an experiment's counters, what the state
+//    was computed with).
 // A checkpoint without scheme state or metadata is written as version 1, so that it is byte for
 // byte what a reader of version 1 reads. Every number is written with 17 significant digits,
 // so it reads back exactly. A scheme whose state is not carried (the solver's warm start, the
-// DEM's tangential springs and neighbour list) starts it afresh from a restart, and the restarted
-// run's numbers differ from an uninterrupted run's by that much.
+// DEM's neighbour list and the forces of its first half kick, made anew at the restored
+// state) starts it afresh from a restart, and the restarted run's numbers differ from an
+// uninterrupted run's by that much: for the DEM in the last digits of the first step's forces,
+// which the chaotic packing then grows, as it grows any rounding.
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include "moreau/dem/tangential_spring.hpp"
 #include "moreau/model/world.hpp"
 #include "moreau/simulation/simulation.hpp"
 #include "moreau/variational/shear_history.hpp"
@@ -32,8 +37,11 @@ namespace moreau {
 struct CheckpointContents {
   long step = 0;      // steps taken
   std::string scene;  // what the world was built from (a label; not checked on reading)
-  std::optional<variational::ShearHistory> shear_history;  // the scheme's own state, if any
-  nlohmann::json metadata;                                 // an object, or null for none
+  // The scheme's own state, if any: the variational scheme's shear history or the DEM's
+  // springs (last, after the metadata).
+  std::optional<variational::ShearHistory> shear_history;
+  nlohmann::json metadata;  // an object, or null for none
+  std::optional<std::vector<TangentialSpring>> tangential_springs = std::nullopt;
 };
 
 // Writes the world and `contents` to `path` (through `path`.partial renamed into place, so that
@@ -49,11 +57,12 @@ void write_checkpoint(const std::filesystem::path& path, const World& world, lon
 // checkpoint and returns the rest of it. Throws InputError naming the file and the JSON path
 // when the file is missing or not a checkpoint, a value is missing, not finite or of the wrong
 // size, the bodies (count, names, what they are) are not those of the world, a shear history
-// names a body outside the world or a contact twice, or the metadata is not an object.
+// or a spring names a body outside the world or a contact twice, a spring's bodies are not in
+// ascending order, or the metadata is not an object.
 CheckpointContents read_checkpoint_contents(const std::filesystem::path& path, World& world);
 // The checkpoint's step, scene and scheme state and metadata without reading its bodies (to
 // learn how to build the world it continues); validated as above, bar the bodies and the
-// shear history's body indices.
+// scheme state's upper bound on body indices.
 CheckpointContents read_checkpoint_header(const std::filesystem::path& path);
 // read_checkpoint_contents for a caller that restores no scheme state: returns the step, and
 // refuses (InputError naming the file) a checkpoint that carries one, whose run would not
@@ -61,18 +70,22 @@ CheckpointContents read_checkpoint_header(const std::filesystem::path& path);
 long read_checkpoint(const std::filesystem::path& path, World& world);
 
 // write_checkpoint of the stepper's world with `contents` completed by the stepper's own state
-// (the variational scheme's shear history), so that a restart continues the same run.
+// (the variational scheme's shear history, the DEM's springs), so that a restart continues the
+// same run.
 void write_stepper_checkpoint(const std::filesystem::path& path, const Stepper& stepper,
                               CheckpointContents contents);
 
 // Gives `stepper` the scheme state of a checkpoint read by read_checkpoint_contents (the
-// variational scheme's shear history); InputError naming the file when the checkpoint carries
-// a state of another scheme than the stepper's.
+// variational scheme's shear history; the DEM's springs, with its neighbours and forces made
+// anew at the restored state, which a DEM restarted from a checkpoint needs even without
+// springs); InputError naming the file when the checkpoint carries a state of another scheme
+// than the stepper's.
 void restore_scheme_state(const CheckpointContents& contents, Stepper& stepper,
                           const std::filesystem::path& path);
 
 // Writes <directory>/checkpoint_<step>.json every `every` steps and at the end of a run that
-// did not fail, with the scheme's own state (the variational scheme's shear history).
+// did not fail, with the scheme's own state (the variational scheme's shear history, the DEM's
+// springs).
 class CheckpointWriter final : public StepObserver {
  public:
   CheckpointWriter(std::filesystem::path directory, long every, std::string scene);
