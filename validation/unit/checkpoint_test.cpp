@@ -141,18 +141,19 @@ BOOST_AUTO_TEST_CASE(files_that_do_not_fit_are_refused_by_file_and_path) {
   fs::remove(path);
 }
 
-// The DEM's Cundall-Strack springs read back exactly; rows that do not fit are refused by path.
+// The DEM's state (springs, forces) reads back exactly; rows that do not fit are refused by path.
 BOOST_AUTO_TEST_CASE(dem_springs_read_back_exactly_and_bad_rows_are_refused) {
   const fs::path path = temp("springs");
   World world = two_balls();
   CheckpointContents contents{7, "two balls", std::nullopt, json()};
-  contents.tangential_springs =
-      std::vector<TangentialSpring>{{0, 1, Vec3(1.0 / 3.0, -2e-300, 1e-17)}};
+  contents.dem_state = DemState{{{0, 1, Vec3(1.0 / 3.0, -2e-300, 1e-17)}},
+                                {Vec6::Constant(0.1), Vec6::Constant(-1.0 / 3.0)}};
   write_checkpoint(path, world, contents);
   const CheckpointContents back = read_checkpoint_contents(path, world);
-  BOOST_REQUIRE(back.tangential_springs.has_value());
-  BOOST_REQUIRE_EQUAL(back.tangential_springs->size(), 1u);
-  BOOST_TEST(((*back.tangential_springs)[0].displacement == Vec3(1.0 / 3.0, -2e-300, 1e-17)));
+  BOOST_REQUIRE(back.dem_state.has_value());
+  BOOST_REQUIRE_EQUAL(back.dem_state->springs.size(), 1u);
+  BOOST_TEST((back.dem_state->springs[0].displacement == Vec3(1.0 / 3.0, -2e-300, 1e-17)));
+  BOOST_TEST((back.dem_state->forces == contents.dem_state->forces));
   require_refusal([&] { return read_checkpoint(path, world); }, path,
                   "scheme_state.tangential_springs: carried by the checkpoint");
   const json good = read_json(path);
@@ -175,6 +176,10 @@ BOOST_AUTO_TEST_CASE(dem_springs_read_back_exactly_and_bad_rows_are_refused) {
           [](json& d) { d["scheme_state"]["tangential_springs"][0].erase(4); });
   refused("scheme_state.tangential_springs[0]: the displacement is not finite",
           [](json& d) { d["scheme_state"]["tangential_springs"][0][2] = "x"; });
+  refused("scheme_state.forces: expected an array of one row per body (2)",
+          [](json& d) { d["scheme_state"]["forces"].erase(1); });
+  refused("scheme_state.forces[1]: expected finite numbers",
+          [](json& d) { d["scheme_state"]["forces"][1][5] = nullptr; });
   fs::remove(path);
 }
 

@@ -104,7 +104,12 @@ bool sphere_plane(const Vec3& c, double r, const RigidBody& plane, bool plane_is
   return true;
 }
 
-bool exactly_zero(const Mat3& m) { return (m.array() == 0.0).all(); }
+// Exact tests: Eigen's isZero() is relative to 1e-12 and would take a spring of a fresh contact
+// (displacements of 1e-12 m and less) for none.
+template <typename Matrix>
+bool exactly_zero(const Matrix& m) {
+  return (m.array() == 0.0).all();
+}
 
 }  // namespace
 
@@ -304,22 +309,29 @@ DemStepper::DemStepper(World& world, DemOptions options)
   compute_forces(false);
 }
 
-std::vector<TangentialSpring> DemStepper::tangential_springs() const {
-  std::vector<TangentialSpring> out;
+DemState DemStepper::state() const {
+  DemState out;
   for (std::size_t p = 0; p < pairs_.size(); ++p)
-    if (!spring_[p].isZero()) out.push_back({pairs_[p].first, pairs_[p].second, spring_[p]});
+    if (!exactly_zero(spring_[p]))
+      out.springs.push_back({pairs_[p].first, pairs_[p].second, spring_[p]});
+  out.forces = force_;
   return out;
 }
 
-void DemStepper::resume_tangential_springs(const std::vector<TangentialSpring>& springs) {
+void DemStepper::resume(const DemState& state) {
   const int bodies = static_cast<int>(world_.bodies.size());
+  if (!state.forces.empty() && static_cast<int>(state.forces.size()) != bodies)
+    throw InputError("forces: " + std::to_string(state.forces.size()) + " rows for the world's " +
+                     std::to_string(bodies) + " bodies");
+  for (const Vec6& f : state.forces)
+    if (!f.allFinite()) throw InputError("forces: not finite");
   update_mass_properties();
   for (int i = 0; i < bodies; ++i) copy_state(i);
   spring_.assign(pairs_.size(), Vec3::Zero());  // rebuild_neighbours keeps none of the old run
   rebuild_neighbours();
   std::map<std::pair<int, int>, std::size_t> pair_index;
   for (std::size_t p = 0; p < pairs_.size(); ++p) pair_index[pairs_[p]] = p;
-  for (const TangentialSpring& s : springs) {
+  for (const TangentialSpring& s : state.springs) {
     const std::string pair = "tangential spring of bodies " + std::to_string(s.body_a) + " and " +
                              std::to_string(s.body_b);
     if (s.body_a < 0 || s.body_b >= bodies || !(s.body_a < s.body_b))
@@ -331,12 +343,13 @@ void DemStepper::resume_tangential_springs(const std::vector<TangentialSpring>& 
       throw InputError(pair + ": the bodies are not within reach of each other");
     spring_[it->second] = s.displacement;
   }
-  // Forces at the restored state for the first half kick. Computing them advances each spring
-  // by h times its tangential velocity, which the checkpoint's springs already hold: they are
-  // put back, so that the next step advances them once.
+  // The pairs' contacts (touching_, pair_contact_) at the restored state. Computing them
+  // advances each spring by h times its tangential velocity, which the checkpoint's springs
+  // already hold: they are put back, so that the next step advances them once.
   const std::vector<Vec3> restored = spring_;
   compute_forces(false);
   spring_ = restored;
+  if (!state.forces.empty()) force_ = state.forces;
 }
 
 void DemStepper::copy_state(int i) {
@@ -398,7 +411,7 @@ void DemStepper::rebuild_neighbours() {
   collision.margin = skin_;
   std::map<std::pair<int, int>, Vec3> old_springs;
   for (std::size_t p = 0; p < pairs_.size(); ++p)
-    if (!spring_[p].isZero()) old_springs[pairs_[p]] = spring_[p];
+    if (!exactly_zero(spring_[p])) old_springs[pairs_[p]] = spring_[p];
   pairs_ = broad_phase_pairs(world_, collision);
   laws_.resize(pairs_.size());
   spring_.assign(pairs_.size(), Vec3::Zero());

@@ -139,6 +139,27 @@ std::vector<TangentialSpring> tangential_spring_rows(const json& rows, int bodie
   return springs;
 }
 
+// The DEM's forces per body of `rows` (path `where`): one row of six finite numbers per body
+// when `bodies` >= 0.
+std::vector<Vec6> force_rows(const json& rows, int bodies, const std::string& where) {
+  if (!rows.is_array() || (bodies >= 0 && rows.size() != static_cast<std::size_t>(bodies)))
+    throw InputError(where + ": expected an array of one row per body" +
+                     (bodies >= 0 ? " (" + std::to_string(bodies) + ")" : std::string()));
+  std::vector<Vec6> forces(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string row = where + "[" + std::to_string(i) + "]";
+    const json& c = rows[i];
+    if (!c.is_array() || c.size() != 6)
+      throw InputError(row + ": expected [fx, fy, fz, tx, ty, tz]");
+    for (int k = 0; k < 6; ++k) {
+      if (!c[k].is_number() || !std::isfinite(c[k].get<double>()))
+        throw InputError(row + ": expected finite numbers");
+      forces[i][k] = c[k].get<double>();
+    }
+  }
+  return forces;
+}
+
 // Everything but the bodies: format, version, step, scene, scheme state and metadata.
 CheckpointContents read_header(const json& document, int bodies) {
   if (!document.is_object() || document.value("format", "") != kFormat)
@@ -160,15 +181,20 @@ CheckpointContents read_header(const json& document, int bodies) {
     const json& scheme = document["scheme_state"];
     if (!scheme.is_object()) throw InputError("scheme_state: expected an object");
     for (const auto& [key, value] : scheme.items())
-      if (key != "shear_history" && key != "tangential_springs")
+      if (key != "shear_history" && key != "tangential_springs" && key != "forces")
         throw InputError("scheme_state." + key +
-                         ": unknown (expected shear_history or tangential_springs)");
+                         ": unknown (expected shear_history, tangential_springs or forces)");
     if (scheme.contains("shear_history"))
       contents.shear_history =
           shear_history_rows(scheme["shear_history"], bodies, "scheme_state.shear_history");
-    if (scheme.contains("tangential_springs"))
-      contents.tangential_springs = tangential_spring_rows(scheme["tangential_springs"], bodies,
-                                                           "scheme_state.tangential_springs");
+    if (scheme.contains("tangential_springs") || scheme.contains("forces")) {
+      DemState& dem = contents.dem_state.emplace();
+      if (scheme.contains("tangential_springs"))
+        dem.springs = tangential_spring_rows(scheme["tangential_springs"], bodies,
+                                             "scheme_state.tangential_springs");
+      if (scheme.contains("forces"))
+        dem.forces = force_rows(scheme["forces"], bodies, "scheme_state.forces");
+    }
   }
   if (document.contains("metadata")) {
     contents.metadata = document["metadata"];
@@ -248,12 +274,18 @@ void write_checkpoint(const std::filesystem::path& path, const World& world,
       rows.push_back(json::array({key.body_a, key.body_b, key.order, f.x(), f.y(), f.z()}));
     document["scheme_state"]["shear_history"] = rows;
   }
-  if (contents.tangential_springs) {
-    json rows = json::array();
-    for (const TangentialSpring& s : *contents.tangential_springs)
-      rows.push_back(json::array(
+  if (contents.dem_state) {
+    json springs = json::array();
+    for (const TangentialSpring& s : contents.dem_state->springs)
+      springs.push_back(json::array(
           {s.body_a, s.body_b, s.displacement.x(), s.displacement.y(), s.displacement.z()}));
-    document["scheme_state"]["tangential_springs"] = rows;
+    document["scheme_state"]["tangential_springs"] = springs;
+    if (!contents.dem_state->forces.empty()) {
+      json forces = json::array();
+      for (const Vec6& f : contents.dem_state->forces)
+        forces.push_back(json::array({f[0], f[1], f[2], f[3], f[4], f[5]}));
+      document["scheme_state"]["forces"] = forces;
+    }
   }
   if (contents.metadata.is_object()) document["metadata"] = contents.metadata;
   if (document.contains("scheme_state") || document.contains("metadata"))
@@ -291,7 +323,7 @@ long read_checkpoint(const std::filesystem::path& path, World& world) {
   const CheckpointContents contents = read_checkpoint_contents(path, world);
   for (const auto& [carried, key] :
        {std::pair{contents.shear_history.has_value(), "shear_history"},
-        std::pair{contents.tangential_springs.has_value(), "tangential_springs"}})
+        std::pair{contents.dem_state.has_value(), "tangential_springs"}})
     if (carried)
       throw InputError(path.string() + ": scheme_state." + key +
                        ": carried by the checkpoint, but this run does not restore it (it would "
@@ -325,7 +357,7 @@ void write_stepper_checkpoint(const std::filesystem::path& path, const Stepper& 
   if (const auto* variational = dynamic_cast<const VariationalStepper*>(&stepper))
     contents.shear_history = variational->shear_history();
   if (const auto* dem = dynamic_cast<const DemStepper*>(&stepper))
-    contents.tangential_springs = dem->tangential_springs();
+    contents.dem_state = dem->state();
   write_checkpoint(path, stepper.world(), contents);
 }
 
@@ -349,14 +381,13 @@ void restore_scheme_state(const CheckpointContents& contents, Stepper& stepper,
                        ": scheme_state.shear_history: a state of the variational_theta scheme, "
                        "not of \"dem\"");
     try {
-      dem->resume_tangential_springs(
-          contents.tangential_springs.value_or(std::vector<TangentialSpring>{}));
+      dem->resume(contents.dem_state.value_or(DemState{}));
     } catch (const InputError& e) {
-      throw InputError(path.string() + ": scheme_state.tangential_springs: " + e.what());
+      throw InputError(path.string() + ": scheme_state: " + e.what());
     }
     return;
   }
-  if (contents.tangential_springs)
+  if (contents.dem_state)
     throw InputError(path.string() +
                      ": scheme_state.tangential_springs: a state of the dem "
                      "scheme, not of \"" +

@@ -9,7 +9,7 @@
 
 #include "moreau/collision/collision_detector.hpp"
 #include "moreau/dem/contact_law.hpp"
-#include "moreau/dem/tangential_spring.hpp"
+#include "moreau/dem/dem_state.hpp"
 #include "moreau/integrator/stepper.hpp"
 
 namespace moreau {
@@ -89,15 +89,18 @@ class DemStepper final : public Stepper {
   // M^-1 of a body as the last half kick applied it (equal to inverse_mass(body) for the
   // orientation it had then).
   const InverseMass& inverse_mass(int body) const { return inverse_mass_[body]; }
-  // The Cundall-Strack springs of the touching pairs (those not zero), in the neighbour list's
-  // order: what a checkpoint carries beside the bodies (moreau/io/checkpoint.hpp).
-  std::vector<TangentialSpring> tangential_springs() const;
-  // Continues a run from a checkpoint whose bodies' states the world now holds: the neighbour
-  // list and the forces of the first half kick are made anew at the restored positions and
-  // velocities, and the springs are those given (the others zero), so that the contacts keep
-  // their friction. Throws InputError naming the pair where a spring's bodies are out of the
-  // world or out of each other's reach (a checkpoint of another state).
-  void resume_tangential_springs(const std::vector<TangentialSpring>& springs);
+  // The springs of the touching pairs (those not zero, in the neighbour list's order) and the
+  // bodies' forces of the last step: what a checkpoint carries beside the bodies
+  // (moreau/io/checkpoint.hpp, dem_state.hpp).
+  DemState state() const;
+  // Continues a run from a checkpoint whose bodies' states the world now holds, with the springs
+  // given (the others zero) and the forces given, or, where `state` has none, made anew at the
+  // restored state. The neighbour list is built anew; its pairs are in (a, b) order whenever
+  // it is built, so the per-body sums add the touching pairs in the same order, and a run
+  // resumed with its forces repeats the uninterrupted one bit for bit. Throws InputError naming
+  // the pair or the count where a spring's bodies are out of the world or out of each other's
+  // reach, or the forces are not one finite row per body (a checkpoint of another state).
+  void resume(const DemState& state);
 
  private:
   DemOptions options_;
