@@ -32,6 +32,7 @@ struct Options {
   int pgj_iterations = kPgjIterations;
   bool complete = false;
   bool resume = false;
+  long interrupt_after = -1;  // windows over all runs; -1: none
   bool settle_only = false;
   // --trench: the full scale's trench, medium (the main job) or the published one.
   FullTrench trench = FullTrench::medium;
@@ -50,6 +51,9 @@ ExperimentOptions declare(Options& o, std::string& preconditioner, std::string& 
   own.flag("--complete", o.complete,
            "the published trench only: every tolerance, the DEM and PGJ over 4 s");
   own.flag("--resume", o.resume, "start each run from its latest checkpoint");
+  own.option("--interrupt-after", o.interrupt_after,
+             "test hook: stop after N windows of ploughing, counted over the runs, as if killed")
+      .within(1);
   own.flag("--settle-only", o.settle_only, "settle the fill into the cache and stop");
   own.option("--spheres", o.size.spheres, "another number of grains (README.md, size options)")
       .within(1, 1e8);
@@ -92,7 +96,13 @@ int main(int argc, char** argv) {
         const fs::path checkpoints = own.resume || args.full() ? dir / "checkpoints" : fs::path();
         const SpecFor spec = [&](const std::string& label, const std::string& slug,
                                  double duration) {
-          return RunSpec{label, slug, duration, checkpoints, config.checkpoint_every, own.resume};
+          return RunSpec{label,
+                         slug,
+                         duration,
+                         checkpoints,
+                         config.checkpoint_every,
+                         own.resume,
+                         own.interrupt_after > 0 ? &own.interrupt_after : nullptr};
         };
         const RunResult dem = run_dem(config, start.density, start.checkpoint,
                                       spec("DEM", "dem", config.dem_duration));

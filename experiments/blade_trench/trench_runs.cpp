@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "moreau/core/error.hpp"
+#include "moreau/harness/resumable_run.hpp"
 #include "moreau/harness/stepping.hpp"
 #include "moreau/io/checkpoint.hpp"
 #include "trench_scene.hpp"
@@ -249,6 +250,9 @@ RunResult run_windows(const RunSpec& spec, std::unique_ptr<Stepper> owned, int g
       if (!spec.checkpoint_directory.empty() && spec.checkpoint_every > 0 &&
           static_cast<long>(result.windows.size()) % spec.checkpoint_every == 0)
         save(spec, stepper, result);
+      if (spec.windows_left && --*spec.windows_left == 0)
+        throw resumable::Interrupted(spec.label + ": interrupted at t = " +
+                                     std::to_string(row.time) + " s (--interrupt-after)");
     }
   } catch (const SimulationError& e) {
     result.failure = e.what();

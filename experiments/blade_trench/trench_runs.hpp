@@ -47,6 +47,9 @@ struct RunSpec {
   std::filesystem::path checkpoint_directory;  // empty: no checkpoints
   long checkpoint_every = 0;                   // windows between checkpoints
   bool resume = false;  // start from the latest checkpoint of this run, if any
+  // Test hook (--interrupt-after): the windows this process may still run, over all its runs;
+  // at zero it stops as if killed (resumable::Interrupted). Null: no limit.
+  long* windows_left = nullptr;
 };
 
 struct RunResult {

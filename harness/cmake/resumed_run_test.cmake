@@ -2,15 +2,20 @@
 # resumable runs, moreau/harness/resumable_run.hpp): the experiment run straight; then run again
 # with --resume, killed by --interrupt-after after each of INTERRUPTS steps, and resumed to the
 # end; the FILES of the two runs must be the same, byte for byte, but for the last column of
-# the files in TIMED (a wall-clock column). A run that ends has status 0 or 1 (1: a check failed,
-# which is the experiment test's matter, not this one's); 2 is an error.
+# the files in TIMED (a wall-clock column), or, with COLUMNS, but for every column of theirs not
+# in COLUMNS (comma-separated files whose wall-clock columns lie in between). A run that ends has
+# status 0 or 1 (1: a check failed, which is the experiment test's matter, not this one's); 2 is
+# an error.
 # Arguments: -DEXE=experiment -DOUT=dir -DARGS=args -DINTERRUPTS=steps -DFILES=names
-#            [-DTIMED=names]; lists separated by "|" (a ";" would split the ctest command).
+#            [-DTIMED=names] [-DCOLUMNS=indices from 0]; lists separated by "|" (a ";" would
+#            split the ctest command).
 cmake_minimum_required(VERSION 3.25)  # if(IN_LIST) in script mode
-if(NOT DEFINED TIMED)
-  set(TIMED "")
-endif()
-foreach(list ARGS INTERRUPTS FILES TIMED)
+foreach(optional TIMED COLUMNS)
+  if(NOT DEFINED ${optional})
+    set(${optional} "")
+  endif()
+endforeach()
+foreach(list ARGS INTERRUPTS FILES TIMED COLUMNS)
   string(REPLACE "|" ";" ${list} "${${list}}")
 endforeach()
 file(REMOVE_RECURSE ${OUT})
@@ -38,7 +43,16 @@ foreach(name IN LISTS FILES)
       message(FATAL_ERROR "${OUT}/${run}/${name}: not written")
     endif()
     file(STRINGS ${OUT}/${run}/${name} lines)
-    if(name IN_LIST TIMED)
+    if(name IN_LIST TIMED AND COLUMNS)
+      set(kept "")
+      foreach(line IN LISTS lines)
+        string(REPLACE "," ";" fields "${line}")
+        list(GET fields ${COLUMNS} chosen)
+        string(JOIN "," chosen ${chosen})
+        list(APPEND kept "${chosen}")
+      endforeach()
+      set(lines "${kept}")
+    elseif(name IN_LIST TIMED)
       list(TRANSFORM lines REPLACE ",[^,]*$" "")
     endif()
     set(${run} "${lines}")
