@@ -69,7 +69,8 @@ void save(const RunSpec& spec, const Stepper& stepper, const RunResult& result) 
   const fs::path dir = spec.checkpoint_directory / spec.slug;
   fs::create_directories(dir);
   const long step = stepper.steps_taken();
-  // With the scheme's own state: the DEM's springs, so that a resumed DEM keeps its friction.
+  // With the scheme's own state: the DEM's springs and forces, so that a resumed DEM is the
+  // uninterrupted one.
   write_stepper_checkpoint(
       dir / ("checkpoint_" + std::to_string(step) + ".json"), stepper,
       CheckpointContents{step, "blade_trench " + spec.label, std::nullopt, json()});
