@@ -13,6 +13,7 @@
 
 #include "methods.hpp"
 #include "moreau/harness/experiment.hpp"
+#include "moreau/harness/resumable_run.hpp"
 #include "steady.hpp"
 #include "table1.hpp"
 #include "trench_config.hpp"
@@ -50,7 +51,8 @@ ExperimentOptions declare(Options& o, std::string& preconditioner, std::string& 
       .choices({"medium", "published"});
   own.flag("--complete", o.complete,
            "the published trench only: the DEM and every tolerance over 2.5 s");
-  own.flag("--resume", o.resume, "start each run from its latest checkpoint");
+  own.flag("--resume", o.resume,
+           "start each run from its latest checkpoint; on SIGINT or SIGTERM write one and stop");
   own.option("--interrupt-after", o.interrupt_after,
              "test hook: stop after N windows of ploughing, counted over the runs, as if killed")
       .within(1);
@@ -94,6 +96,9 @@ int main(int argc, char** argv) {
         if (own.settle_only) return RunEnd::part;
         // Checkpoints at the full scale always, at the quick scale when asked to resume.
         const fs::path checkpoints = own.resume || args.full() ? dir / "checkpoints" : fs::path();
+        // A resumable run that is told to stop (SIGINT, SIGTERM) checkpoints its current window
+        // first, so that the next start loses nothing.
+        if (own.resume) resumable::stop_on_signals();
         const SpecFor spec = [&](const std::string& label, const std::string& slug,
                                  double duration) {
           return RunSpec{label,

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <tuple>
@@ -166,15 +167,21 @@ std::vector<ToleranceResult> run_tolerances(const TrenchConfig& config, const St
                                             const SpecFor& spec, const Steady& dem_draft,
                                             const fs::path& dir) {
   std::vector<ToleranceResult> ipm;
+  double tightest = std::numeric_limits<double>::infinity();
+  for (const ToleranceRun& t : config.ipm) tightest = std::min(tightest, t.tolerance);
   for (const ToleranceRun& t : config.ipm) {
     const IpmOptions o = ipm_options(t.tolerance, config);
     const std::string name = tolerance_name(t.tolerance);
-    const bool tightest = &t == &config.ipm.back();
     RunResult run = run_shake(config, start.density, start.checkpoint,
                               spec("IPM " + name, "ipm_" + name, t.duration), kCdStep, "ipm", o,
-                              tightest ? dir / "snapshot.csv" : fs::path());
+                              t.tolerance == tightest ? dir / "snapshot.csv" : fs::path());
     ipm.push_back(judged(t.tolerance, std::move(run), dem_draft, config.steady_start));
   }
+  // The table, the series and the trend read them from the loosest tolerance to the tightest,
+  // whatever order they ran in.
+  std::stable_sort(ipm.begin(), ipm.end(), [](const ToleranceResult& a, const ToleranceResult& b) {
+    return a.tolerance > b.tolerance;
+  });
   return ipm;
 }
 

@@ -49,7 +49,9 @@ TrenchConfig scale_config(const std::string& scale, FullTrench trench, bool comp
       // 892,780 against 73,678), and the medium and quick scales measure it.
       const double end = 2.5;
       c.dem_duration = end;
-      c.ipm = {{1e-2, end}, {1e-3, end}, {1e-4, end}, {1e-5, end}, {1e-6, end}};
+      // In the order they run: the headline's tolerances (1e-5, 1e-6) first, so that the runs
+      // that span several starts reach the claim before the trend's looser tolerances.
+      c.ipm = {{1e-5, end}, {1e-6, end}, {1e-4, end}, {1e-3, end}, {1e-2, end}};
       c.pgj_duration = 0.0;
       c.pgj_coarse_duration = 0.0;
     } else {

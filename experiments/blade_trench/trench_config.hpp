@@ -16,7 +16,7 @@ struct ToleranceRun {
 
 struct TrenchConfig {
   TrenchGeometry geometry;
-  std::vector<ToleranceRun> ipm;     // SHAKE + ipm at h = 1e-2 s
+  std::vector<ToleranceRun> ipm;     // SHAKE + ipm at h = 1e-2 s, in the order they run
   double dem_duration = 0.0;         // s
   double pgj_duration = 0.0;         // s; SHAKE + PGJ at h = 1e-3 s, 2,000 iterations per step
   double pgj_coarse_duration = 0.0;  // s; the same at h = 1e-2 s (the time step's share)

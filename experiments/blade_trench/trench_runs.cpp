@@ -248,9 +248,15 @@ RunResult run_windows(const RunSpec& spec, std::unique_ptr<Stepper> owned, int g
         last_line = Clock::now();
         line_step = stepper.steps_taken();
       }
-      if (!spec.checkpoint_directory.empty() && spec.checkpoint_every > 0 &&
-          static_cast<long>(result.windows.size()) % spec.checkpoint_every == 0)
+      const bool checkpointing = !spec.checkpoint_directory.empty() && spec.checkpoint_every > 0;
+      const bool stop = checkpointing && resumable::stop_requested();
+      if (checkpointing &&
+          (stop || static_cast<long>(result.windows.size()) % spec.checkpoint_every == 0))
         save(spec, stepper, result);
+      if (stop)
+        throw resumable::Interrupted(spec.label +
+                                     ": stopped by a signal at t = " + std::to_string(row.time) +
+                                     " s after its checkpoint; --resume continues from there");
       if (spec.windows_left && --*spec.windows_left == 0)
         throw resumable::Interrupted(spec.label + ": interrupted at t = " +
                                      std::to_string(row.time) + " s (--interrupt-after)");

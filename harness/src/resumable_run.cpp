@@ -1,6 +1,7 @@
 #include "moreau/harness/resumable_run.hpp"
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <system_error>
 #include <utility>
@@ -129,6 +130,26 @@ void parse_fields(const fs::path& directory, const std::function<void()>& parse)
     throw InputError(checkpoint_file(directory).string() + ": metadata.fields: " + e.what());
   }
 }
+
+namespace {
+
+volatile std::sig_atomic_t stop_signal = 0;
+
+extern "C" void note_stop(int signal) {
+  stop_signal = signal;
+  // The next one takes the default action: a run that does not reach its next step can still be
+  // ended.
+  std::signal(signal, SIG_DFL);
+}
+
+}  // namespace
+
+void stop_on_signals() {
+  std::signal(SIGINT, note_stop);
+  std::signal(SIGTERM, note_stop);
+}
+
+bool stop_requested() { return stop_signal != 0; }
 
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -24,6 +25,7 @@
 #include "moreau/harness/experiment.hpp"
 #include "moreau/harness/piece_pool.hpp"
 #include "moreau/harness/results.hpp"
+#include "moreau/harness/resumable_run.hpp"
 #include "moreau/harness/stepping.hpp"
 #include "moreau/harness/table.hpp"
 #include "moreau/io/scene.hpp"
@@ -546,4 +548,11 @@ BOOST_AUTO_TEST_CASE(line_streams_write_whole_lines) {
     BOOST_TEST_REQUIRE(line.find("thread", 1) == std::string::npos);  // no other line inside
   }
   BOOST_TEST(count == 800);
+}
+
+BOOST_AUTO_TEST_CASE(a_stop_signal_is_noted_for_the_next_checkpoint_not_obeyed_at_once) {
+  moreau::resumable::stop_on_signals();
+  BOOST_CHECK(!moreau::resumable::stop_requested());
+  std::raise(SIGTERM);  // with the default action this ends the test process
+  BOOST_CHECK(moreau::resumable::stop_requested());
 }

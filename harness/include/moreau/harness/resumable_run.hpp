@@ -93,6 +93,14 @@ std::optional<Checkpoint> read_checkpoint(const std::filesystem::path& directory
 // an InputError naming the checkpoint file and metadata.fields.
 void parse_fields(const std::filesystem::path& directory, const std::function<void()>& parse);
 
+// A stop asked of the process from outside (SIGINT, SIGTERM: Ctrl-C, `kill`, a job scheduler's
+// end of allotment): after stop_on_signals(), the first such signal sets stop_requested() and is
+// otherwise ignored, so that a long run writes a checkpoint at its next whole step and ends
+// (resumable::Interrupted) instead of losing the work since its last periodic one; a second
+// signal ends the process at once, as without the handler.
+void stop_on_signals();
+bool stop_requested();
+
 // Seconds on a steady clock, and a duration as "2 h 05 min", "3.4 min", "12.0 s".
 double now_seconds();
 std::string duration_text(double seconds);
