@@ -79,18 +79,6 @@ IpmOptions ipm_options(double tolerance, const TrenchConfig& config) {
   return o;
 }
 
-// The steady draft of an IPM run against the DEM's.
-ToleranceResult judged(double tolerance, RunResult run, const Steady& dem_draft,
-                       double steady_start) {
-  ToleranceResult r;
-  r.tolerance = tolerance;
-  r.run = std::move(run);
-  r.draft = steady(r.run, steady_start);
-  r.mean_difference = std::abs(r.draft.mean - dem_draft.mean) / std::abs(dem_draft.mean);
-  r.rms_difference = relative_rms(r.draft, dem_draft);
-  return r;
-}
-
 }  // namespace
 
 std::string tolerance_name(double tolerance) {
@@ -152,7 +140,7 @@ Start prepare(const TrenchConfig& config, const fs::path& dir, ExperimentResults
 }
 
 std::vector<ToleranceResult> run_fine_ipm(const TrenchConfig& config, const Start& start,
-                                          const SpecFor& spec, const Steady& dem_draft) {
+                                          const SpecFor& spec, const RunResult& dem) {
   if (!(config.ipm_fine_duration > 0.0)) return {};
   const double tolerance = config.ipm_fine_tolerance;
   const std::string name = tolerance_name(tolerance);
@@ -160,11 +148,11 @@ std::vector<ToleranceResult> run_fine_ipm(const TrenchConfig& config, const Star
       run_shake(config, start.density, start.checkpoint,
                 spec("IPM " + name + " h=1e-3", "ipm_fine_" + name, config.ipm_fine_duration),
                 kFineStep, "ipm", ipm_options(tolerance, config), fs::path());
-  return {judged(tolerance, std::move(run), dem_draft, config.steady_start)};
+  return {judge(tolerance, std::move(run), dem, config.steady_start)};
 }
 
 std::vector<ToleranceResult> run_tolerances(const TrenchConfig& config, const Start& start,
-                                            const SpecFor& spec, const Steady& dem_draft,
+                                            const SpecFor& spec, const RunResult& dem,
                                             const fs::path& dir) {
   std::vector<ToleranceResult> ipm;
   double tightest = std::numeric_limits<double>::infinity();
@@ -175,7 +163,7 @@ std::vector<ToleranceResult> run_tolerances(const TrenchConfig& config, const St
     RunResult run = run_shake(config, start.density, start.checkpoint,
                               spec("IPM " + name, "ipm_" + name, t.duration), kCdStep, "ipm", o,
                               t.tolerance == tightest ? dir / "snapshot.csv" : fs::path());
-    ipm.push_back(judged(t.tolerance, std::move(run), dem_draft, config.steady_start));
+    ipm.push_back(judge(t.tolerance, std::move(run), dem, config.steady_start));
   }
   // The table, the series and the trend read them from the loosest tolerance to the tightest,
   // whatever order they ran in.

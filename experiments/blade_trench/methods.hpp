@@ -44,10 +44,10 @@ using SpecFor =
 // The IPM at the configuration's fine tolerance with h = 1e-3 s, its steady draft against the
 // DEM's (none when the configuration has no such run).
 std::vector<ToleranceResult> run_fine_ipm(const TrenchConfig& config, const Start& start,
-                                          const SpecFor& spec, const Steady& dem_draft);
+                                          const SpecFor& spec, const RunResult& dem);
 
 std::vector<ToleranceResult> run_tolerances(const TrenchConfig& config, const Start& start,
-                                            const SpecFor& spec, const Steady& dem_draft,
+                                            const SpecFor& spec, const RunResult& dem,
                                             const fs::path& dir);
 
 // PGJ at the paper's best setting (h = 1e-3 s), and at the IPM's step h = 1e-2 s: the latter

@@ -3,19 +3,20 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <utility>
 
 namespace blade_trench {
 
 using namespace moreau;
 namespace fs = std::filesystem;
 
-Steady steady(const RunResult& run, double start) {
+Steady steady(const RunResult& run, double start, double end) {
   Steady s;
   const std::vector<WindowRow>& w = run.windows;
   double sum = 0.0;
   int count = 0;
   for (std::size_t k = 0; k < w.size(); ++k) {
-    if (w[k].time <= start + 1e-9) continue;
+    if (w[k].time <= start + 1e-9 || w[k].time > end + 1e-9) continue;
     sum += w[k].draft;
     ++count;
     if (k + 1 >= kSmoothing) {
@@ -51,6 +52,20 @@ double mean_error(const RunResult& run) {
       ++count;
     }
   return count > 0 ? sum / count : std::numeric_limits<double>::quiet_NaN();
+}
+
+// The steady draft of an IPM run against the DEM's over the same window.
+ToleranceResult judge(double tolerance, RunResult run, const RunResult& dem, double steady_start) {
+  ToleranceResult r;
+  r.tolerance = tolerance;
+  r.run = std::move(run);
+  r.draft = steady(r.run, steady_start);
+  r.steady_end = r.run.windows.empty() ? steady_start : r.run.windows.back().time;
+  const Steady dem_draft = steady(dem, steady_start, r.steady_end);
+  r.dem_mean = dem_draft.mean;
+  r.mean_difference = std::abs(r.draft.mean - dem_draft.mean) / std::abs(dem_draft.mean);
+  r.rms_difference = relative_rms(r.draft, dem_draft);
+  return r;
 }
 
 bool separated(const RunResult& r) { return !r.failure.empty() || r.first_separated_window >= 0; }

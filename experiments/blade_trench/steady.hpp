@@ -19,7 +19,9 @@ struct Steady {
   std::vector<double> smoothed;  // moving mean over kSmoothing windows, steady part only
 };
 
-Steady steady(const RunResult& run, double start);
+// Over the windows that end in (start, end].
+Steady steady(const RunResult& run, double start,
+              double end = std::numeric_limits<double>::infinity());
 
 // RMS of the difference of the smoothed series over their common steady part, over the DEM's
 // steady mean.
@@ -34,9 +36,17 @@ struct ToleranceResult {
   double tolerance = 0.0;
   RunResult run;
   Steady draft;
+  // The steady part is the run's own, from the steady start to its last window; a run shorter
+  // than the DEM's (--complete's looser tolerances) is compared over that window.
+  double steady_end = 0.0;       // s
+  double dem_mean = 0.0;         // the DEM's mean draft over the same window, N
   double mean_difference = 0.0;  // |mean - DEM mean| / DEM mean over the steady part
   double rms_difference = 0.0;   // relative_rms against the DEM
 };
+
+// The IPM run's steady draft against the DEM's over the same window: from steady_start to the
+// run's last window, which may end before the DEM's.
+ToleranceResult judge(double tolerance, RunResult run, const RunResult& dem, double steady_start);
 
 bool separated(const RunResult& r);
 

@@ -36,9 +36,10 @@ void write_table(ExperimentResults& results, const fs::path& dir,
 // configuration does not evaluate it (no run at that tolerance, or runs that end before the
 // steady part), with NaN or false and the reason. The entries of the full scale's trenches
 // carry a suffix (their bands' reasons and known differences differ): "_medium" for the medium
-// trench, "_full" for the published one; the quick scale's none.
+// trench, "_full" for the published one; the quick scale's none. Each IPM run is compared with
+// the DEM over its own steady window (ToleranceResult::steady_end).
 void check_drafts(ExperimentResults& results, const std::vector<ToleranceResult>& ipm,
-                  const Steady& dem, const std::string& suffix);
+                  const std::string& suffix);
 
 void check_separation(ExperimentResults& results, const std::vector<ToleranceResult>& ipm,
                       const std::string& suffix);
