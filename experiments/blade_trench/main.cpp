@@ -35,6 +35,8 @@ struct Options {
   bool resume = false;
   long interrupt_after = -1;  // windows over all runs; -1: none
   bool settle_only = false;
+  // --cache: where settled packings are kept (empty: the build tree's trench-cache).
+  std::string cache;
   // --trench: the full scale's trench, medium (the main job) or the published one.
   FullTrench trench = FullTrench::medium;
   // --preconditioner: the IPM's body-space CG preconditioner (IpmOptions::preconditioner),
@@ -55,8 +57,12 @@ ExperimentOptions declare(Options& o, std::string& preconditioner, std::string& 
   own.flag("--resume", o.resume,
            "start each run from its latest checkpoint; on SIGINT or SIGTERM write one and stop");
   own.option("--interrupt-after", o.interrupt_after,
-             "test hook: stop after N windows of ploughing, counted over the runs, as if killed")
+             "test hook: stop after N of the settling's checkpoints and windows of ploughing, "
+             "counted over the runs, as if killed")
       .within(1);
+  own.option("--cache", o.cache,
+             "the folder of the settled packings (default: the build tree's trench-cache)")
+      .named("DIR");
   own.flag("--settle-only", o.settle_only, "settle the fill into the cache and stop");
   own.option("--spheres", o.size.spheres, "another number of grains (README.md, size options)")
       .within(1, 1e8);
@@ -89,7 +95,8 @@ int main(int argc, char** argv) {
         const fs::path dir = args.output_directory;
         TrenchConfig config = trench_config(args.scale, own.trench, own.complete, own.size);
         config.ipm_preconditioner = own.preconditioner;
-        const Start start = prepare(config, dir, results);
+        long* interrupt = own.interrupt_after > 0 ? &own.interrupt_after : nullptr;
+        const Start start = prepare(config, dir, own.cache, interrupt, results);
         results.add_file("settled_packing.json", "raw");
         results.add_file("trench_scene.json", "raw");
         // The settling of the full scale is a job of its own (README.md): the packing goes to
@@ -102,13 +109,8 @@ int main(int argc, char** argv) {
         if (own.resume) resumable::stop_on_signals();
         const SpecFor spec = [&](const std::string& label, const std::string& slug,
                                  double duration) {
-          return RunSpec{label,
-                         slug,
-                         duration,
-                         checkpoints,
-                         config.checkpoint_every,
-                         own.resume,
-                         own.interrupt_after > 0 ? &own.interrupt_after : nullptr};
+          return RunSpec{label,      slug,     duration, checkpoints, config.checkpoint_every,
+                         own.resume, interrupt};
         };
         const RunResult dem = run_dem(config, start.density, start.checkpoint,
                                       spec("DEM", "dem", config.dem_duration));

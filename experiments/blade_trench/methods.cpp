@@ -112,10 +112,12 @@ RunResult run_dem(const TrenchConfig& c, double density, const fs::path& packing
       std::max(1L, per_window / 20), false);
 }
 
-Start prepare(const TrenchConfig& config, const fs::path& dir, ExperimentResults& results) {
+Start prepare(const TrenchConfig& config, const fs::path& dir, const fs::path& cache,
+              long* interrupt, ExperimentResults& results) {
   const TrenchGeometry& g = config.geometry;
-  const std::string cache = MOREAU_TRENCH_CACHE;
-  const Settled settled = settled_trench(g, cache.empty() ? dir / "cache" : fs::path(cache));
+  const std::string built = MOREAU_TRENCH_CACHE;
+  const fs::path folder = !cache.empty() ? cache : built.empty() ? dir / "cache" : fs::path(built);
+  const Settled settled = settled_trench(g, folder, interrupt);
   std::cout << g.spheres << " spheres settled" << (settled.from_cache ? " (cached)" : "")
             << std::endl;
   const World world = trench_world(g, kBulkDensity, kBladeSpeed, settled.checkpoint);

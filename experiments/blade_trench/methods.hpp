@@ -36,7 +36,10 @@ struct Start {
   double density = 0.0;
 };
 
-Start prepare(const TrenchConfig& config, const fs::path& dir, ExperimentResults& results);
+// The packing is settled into, or read from, `cache` (empty: the build tree's trench-cache);
+// `interrupt` is the --interrupt-after test hook (null: none), trench_scene.hpp.
+Start prepare(const TrenchConfig& config, const fs::path& dir, const fs::path& cache,
+              long* interrupt, ExperimentResults& results);
 
 using SpecFor =
     std::function<RunSpec(const std::string& label, const std::string& slug, double duration)>;

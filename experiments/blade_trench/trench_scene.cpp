@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 #include <numbers>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <utility>
@@ -14,6 +15,7 @@
 
 #include "moreau/core/error.hpp"
 #include "moreau/dem/dem_stepper.hpp"
+#include "moreau/harness/resumable_run.hpp"
 #include "moreau/harness/stepping.hpp"
 #include "moreau/io/checkpoint.hpp"
 #include "moreau/io/scene.hpp"
@@ -52,8 +54,9 @@ constexpr double kSoftModulus = 1e6;    // Pa
 constexpr int kRampStages = 20;
 constexpr double kRampStageDuration = 5e-3;                          // s
 constexpr double kStiffMinDuration = 0.05, kStiffMaxDuration = 0.5;  // s
-// The settling writes its state (stage index and time within it) every 0.1 s and at each
-// stage's start, so a killed settling resumes (the DEM's tangential springs start afresh).
+// The settling writes its state every 0.1 s and at each stage's start, so a killed settling
+// resumes where it was: within a stage with the DEM's springs and forces, time step and
+// schedules, so that the resumed settling is the uninterrupted one.
 constexpr double kSettleCheckpointInterval = 0.1;  // s
 constexpr double kPourSpeed = 0.5;                 // m/s
 // The kinds of the cache's two files (their metadata's "kind").
@@ -138,81 +141,136 @@ nlohmann::json cache_metadata(const fs::path& path, const CheckpointContents& co
   return contents.metadata;
 }
 
-// The settling's state at the start of stage `stage` or within it (the world's time counts
-// from the stage's start), written over the previous one (write_checkpoint renames it into
-// place, so a settling killed while writing keeps the last one).
-void write_progress(const fs::path& progress, const World& world, int stage,
-                    const TrenchGeometry& g) {
+// Where a stage stands, saved in the settling's checkpoint (its metadata) beside the DEM's
+// springs and forces, so that a resumed stage continues as the uninterrupted one.
+struct StageProgress {
+  double time_step = 0.0;        // s, the stage's (halved where the packing demanded it)
+  long steps = 0;                // of the stage so far
+  double next_checkpoint = 0.0;  // s, when the stage writes its next checkpoint
+  double next_report = 0.0;      // s, when it next reports (and tests whether it is at rest)
+};
+
+// The settling's checkpoint: at the start of stage `stage` (no stepper yet: the stage starts
+// with no springs) or within it, with `steps_before` the DEM steps of the stages before it.
+// Written over the previous one (write_checkpoint renames it into place, so a settling killed
+// while writing keeps the last one). `checkpoints_left` (the --interrupt-after test hook; null:
+// none) counts them down; at zero the settling stops as if killed.
+void write_progress(const fs::path& progress, const World& world, const TrenchGeometry& g,
+                    int stage, long steps_before, const Stepper* stepper,
+                    const StageProgress& within, long* checkpoints_left) {
   fs::create_directories(progress.parent_path());
   nlohmann::json metadata = cache_identity(g, kSettlingKind);
   metadata["stage"] = stage;
-  write_checkpoint(
-      progress, world,
-      CheckpointContents{0, "blade_trench settling " + g.tag(), std::nullopt, metadata});
+  metadata["steps_before_stage"] = steps_before;
+  CheckpointContents contents{0, "blade_trench settling " + g.tag(), std::nullopt,
+                              nlohmann::json()};
+  if (stepper) {
+    metadata["stage_progress"] = {{"time_step", within.time_step},
+                                  {"steps", within.steps},
+                                  {"next_checkpoint", within.next_checkpoint},
+                                  {"next_report", within.next_report}};
+    contents.step = stepper->steps_taken();
+    contents.metadata = metadata;
+    write_stepper_checkpoint(progress, *stepper, contents);
+  } else {
+    contents.metadata = metadata;
+    write_checkpoint(progress, world, contents);
+  }
+  if (checkpoints_left && --*checkpoints_left == 0)
+    throw resumable::Interrupted("settling interrupted after a checkpoint in stage " +
+                                 std::to_string(stage) + " (--interrupt-after)");
 }
 
+// A stage resumed from the settling's checkpoint (read into the world already).
+struct StageResume {
+  CheckpointContents contents;
+  fs::path path;
+  StageProgress progress;
+};
+
 // Runs stage `index` of the settling on `world` (its time counted from 0 when the stage
-// starts); returns its steps. The time step is half the stability estimate at the start; a
-// packing denser than the estimate saw (SimulationError at a neighbour rebuild) halves it.
+// starts), or continues it from `resumed`; returns its steps. The time step is half the
+// stability estimate at the start; a packing denser than the estimate saw (SimulationError at a
+// neighbour rebuild) halves it.
 long settle_stage(World& world, const TrenchGeometry& g, const SettleStage& stage, int index,
-                  const fs::path& progress) {
+                  long steps_before, const fs::path& progress,
+                  const std::optional<StageResume>& resumed, long* checkpoints_left) {
   for (std::size_t i = 0; i < world.materials.size(); ++i)
     world.materials[i].youngs_modulus = stage.youngs_modulus[i];
   DemOptions options;
   options.law.law = NormalLaw::hookean;
-  options.time_step = 0.5 * estimate_stable_time_step(world, options);
-  double next_checkpoint = world.time + kSettleCheckpointInterval;
-  double next_report = world.time + 0.1 * kSettleCheckpointInterval;
-  long steps = 0;
+  StageProgress at;
+  if (resumed) {
+    at = resumed->progress;
+  } else {
+    at.time_step = 0.5 * estimate_stable_time_step(world, options);
+    at.next_checkpoint = world.time + kSettleCheckpointInterval;
+    at.next_report = world.time + 0.1 * kSettleCheckpointInterval;
+  }
+  options.time_step = at.time_step;
   bool settled = false;
+  const long steps_at_start = at.steps;
   const Clock::time_point start = Clock::now();
-  const auto read = [&](const Stepper&, const StepReport&) {
-    ++steps;
-    if (world.time >= next_checkpoint) {
-      next_checkpoint += kSettleCheckpointInterval;
-      write_progress(progress, world, index, g);
+  const auto read = [&](const Stepper& stepper, const StepReport&) {
+    ++at.steps;
+    if (world.time >= at.next_report || world.time >= stage.max_duration) {
+      at.next_report += 0.1 * kSettleCheckpointInterval;
+      const Speeds speeds = grain_speeds(world, kSettledSpeed);
+      const double per_step = std::chrono::duration<double>(Clock::now() - start).count() /
+                              static_cast<double>(at.steps - steps_at_start);
+      std::cout << "settling (" << stage.name << "): t = " << world.time << " s, step " << at.steps
+                << " of " << options.time_step << " s, largest speed " << speeds.max_speed
+                << " m/s at height " << speeds.fastest_height << " m, " << speeds.above
+                << " grains above " << kSettledSpeed << " m/s, " << 1e3 * per_step << " ms per step"
+                << std::endl;
+      settled = world.time >= stage.min_duration && speeds.max_speed < kSettledSpeed;
     }
-    if (world.time < next_report && world.time < stage.max_duration) return;
-    next_report += 0.1 * kSettleCheckpointInterval;
-    const Speeds speeds = grain_speeds(world, kSettledSpeed);
-    const double per_step = std::chrono::duration<double>(Clock::now() - start).count() / steps;
-    std::cout << "settling (" << stage.name << "): t = " << world.time << " s, step " << steps
-              << " of " << options.time_step << " s, largest speed " << speeds.max_speed
-              << " m/s at height " << speeds.fastest_height << " m, " << speeds.above
-              << " grains above " << kSettledSpeed << " m/s, " << 1e3 * per_step << " ms per step"
-              << std::endl;
-    settled = world.time >= stage.min_duration && speeds.max_speed < kSettledSpeed;
+    // After the test for rest: a checkpoint is of a stage that goes on.
+    if (!settled && world.time >= at.next_checkpoint) {
+      at.next_checkpoint += kSettleCheckpointInterval;
+      write_progress(progress, world, g, index, steps_before, &stepper, at, checkpoints_left);
+    }
   };
+  bool restore = resumed.has_value();
   for (;;) {
+    options.time_step = at.time_step;
     SteppingRun run(std::make_unique<DemStepper>(world, options), read);
     // The grain positions and forces are read from the world, not the report's contacts.
     run.read_contacts(false);
+    if (restore) {
+      run.stepper().resume_at(resumed->contents.step);
+      restore_scheme_state(resumed->contents, run.stepper(), resumed->path);
+      restore = false;
+    }
     try {
       run.advance_while(
           [&](const Stepper&) { return !settled && world.time < stage.max_duration; });
       break;
     } catch (const SimulationError& e) {
       if (std::string(e.what()).find("stability estimate") == std::string::npos) throw;
-      options.time_step *= 0.5;
-      std::cout << "settling (" << stage.name << "): time step halved to " << options.time_step
-                << " s (" << e.what() << ")" << std::endl;
+      at.time_step *= 0.5;
+      std::cout << "settling (" << stage.name << "): time step halved to " << at.time_step << " s ("
+                << e.what() << ")" << std::endl;
     }
   }
-  return steps;
+  return at.steps;
 }
 
 // Settles `world` (blade at rest) in place, from the settling's checkpoint in `cache` when
 // there is one; returns the steps taken (in this run). The world's moduli are restored.
-long settle(World& world, const TrenchGeometry& g, double top, const fs::path& cache) {
+long settle(World& world, const TrenchGeometry& g, double top, const fs::path& cache,
+            long* checkpoints_left) {
   std::vector<double> stiff;
   for (const Material& m : world.materials) stiff.push_back(m.youngs_modulus);
   const std::vector<SettleStage> stages = settle_stages(stiff, std::sqrt(2.0 * top / kGravity));
   const fs::path progress = settling_checkpoint(g, cache);
   int first = 0;
+  long steps = 0;
+  std::optional<StageResume> resumed;
   world.time = 0.0;
   if (fs::exists(progress)) {
-    const nlohmann::json metadata =
-        cache_metadata(progress, read_checkpoint_contents(progress, world), g, kSettlingKind);
+    CheckpointContents contents = read_checkpoint_contents(progress, world);
+    const nlohmann::json metadata = cache_metadata(progress, contents, g, kSettlingKind);
     const nlohmann::json& stage = metadata.value("stage", nlohmann::json());
     if (!stage.is_number_integer() || stage.get<int>() < 0 ||
         stage.get<int>() >= static_cast<int>(stages.size()))
@@ -220,6 +278,23 @@ long settle(World& world, const TrenchGeometry& g, double top, const fs::path& c
                        std::to_string(stages.size()) + "), got " + stage.dump() +
                        " (delete the file to settle the trench again)");
     first = stage.get<int>();
+    try {
+      steps = metadata.at("steps_before_stage").get<long>();
+      if (metadata.contains("stage_progress")) {
+        const nlohmann::json& p = metadata.at("stage_progress");
+        const StageProgress at{p.at("time_step").get<double>(), p.at("steps").get<long>(),
+                               p.at("next_checkpoint").get<double>(),
+                               p.at("next_report").get<double>()};
+        if (!(at.time_step > 0.0) || !std::isfinite(at.time_step) || at.steps < 0)
+          throw InputError(progress.string() +
+                           ": metadata.stage_progress: expected a time step > 0 and steps >= 0 "
+                           "(delete the file to settle the trench again)");
+        resumed = StageResume{std::move(contents), progress, at};
+      }
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(progress.string() + ": metadata: " + e.what() +
+                       " (delete the file to settle the trench again)");
+    }
     std::cout << "settling: resumed in stage " << stages[first].name << " at t = " << world.time
               << " s" << std::endl;
   } else {
@@ -229,13 +304,13 @@ long settle(World& world, const TrenchGeometry& g, double top, const fs::path& c
       if (b.is_dynamic())
         b.linear_velocity = Vec3(kPourSpeed * unit(generator), 0.0, kPourSpeed * unit(generator));
   }
-  long steps = 0;
   for (int k = first; k < static_cast<int>(stages.size()); ++k) {
     if (k > first) {
       world.time = 0.0;
-      write_progress(progress, world, k, g);
+      write_progress(progress, world, g, k, steps, nullptr, StageProgress{}, checkpoints_left);
     }
-    steps += settle_stage(world, g, stages[k], k, progress);
+    steps += settle_stage(world, g, stages[k], k, steps, progress,
+                          k == first ? resumed : std::nullopt, checkpoints_left);
   }
   for (std::size_t i = 0; i < world.materials.size(); ++i)
     world.materials[i].youngs_modulus = stiff[i];
@@ -347,7 +422,7 @@ Packing measure_packing(const World& world, const TrenchGeometry& g) {
   return p;
 }
 
-Settled settled_trench(const TrenchGeometry& g, const fs::path& cache) {
+Settled settled_trench(const TrenchGeometry& g, const fs::path& cache, long* checkpoints_left) {
   Settled settled;
   settled.checkpoint = cache_file(g, cache);
   const nlohmann::json scene = trench_scene(g, kBulkDensity / kExpectedPacking, 0.0);
@@ -369,7 +444,7 @@ Settled settled_trench(const TrenchGeometry& g, const fs::path& cache) {
   }
   const Clock::time_point start = Clock::now();
   const double cpu_start = process_cpu_seconds();
-  settled.steps = settle(world, g, pour_lattice(g).height, cache);
+  settled.steps = settle(world, g, pour_lattice(g).height, cache, checkpoints_left);
   settled.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   settled.cpu_seconds = process_cpu_seconds() - cpu_start;
   std::cout << "settling: " << settled.steps << " steps, " << settled.seconds << " s wall, "

@@ -69,7 +69,12 @@ struct Settled {
 // holds the settling's steps and final speed. A file there is reused; one that cannot be read
 // or is of another trench is an InputError naming it (delete it to settle again). Throws
 // moreau::SimulationError when the fill does not come to rest.
-Settled settled_trench(const TrenchGeometry& g, const std::filesystem::path& cache);
+// `checkpoints_left` (the --interrupt-after test hook; null: none) counts the settling's
+// checkpoints down; at zero it stops as if killed (resumable::Interrupted), and the next call
+// resumes it from its last checkpoint, with the DEM's springs, forces, time step and schedules,
+// so that it ends where the uninterrupted settling does.
+Settled settled_trench(const TrenchGeometry& g, const std::filesystem::path& cache,
+                       long* checkpoints_left = nullptr);
 
 // World of trench_scene(g, density, blade_speed) in the settled state of `checkpoint`.
 moreau::World trench_world(const TrenchGeometry& g, double density, double blade_speed,

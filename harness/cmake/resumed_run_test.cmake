@@ -7,33 +7,35 @@
 # status 0 or 1 (1: a check failed, which is the experiment test's matter, not this one's); 2 is
 # an error.
 # Arguments: -DEXE=experiment -DOUT=dir -DARGS=args -DINTERRUPTS=steps -DFILES=names
-#            [-DTIMED=names] [-DCOLUMNS=indices from 0]; lists separated by "|" (a ";" would
-#            split the ctest command).
+#            [-DTIMED=names] [-DCOLUMNS=indices from 0] [-DSTRAIGHT_ARGS=args]
+#            [-DRESUMED_ARGS=args] (added to the uninterrupted run's and to the resumed runs'
+#            arguments, e.g. a folder of their own); lists separated by "|" (a ";" would split
+#            the ctest command).
 cmake_minimum_required(VERSION 3.25)  # if(IN_LIST) in script mode
-foreach(optional TIMED COLUMNS)
+foreach(optional TIMED COLUMNS STRAIGHT_ARGS RESUMED_ARGS)
   if(NOT DEFINED ${optional})
     set(${optional} "")
   endif()
 endforeach()
-foreach(list ARGS INTERRUPTS FILES TIMED COLUMNS)
+foreach(list ARGS INTERRUPTS FILES TIMED COLUMNS STRAIGHT_ARGS RESUMED_ARGS)
   string(REPLACE "|" ";" ${list} "${${list}}")
 endforeach()
 file(REMOVE_RECURSE ${OUT})
-execute_process(COMMAND ${EXE} ${ARGS} --output ${OUT}/straight RESULT_VARIABLE rc OUTPUT_QUIET
-                ERROR_VARIABLE err)
+execute_process(COMMAND ${EXE} ${ARGS} ${STRAIGHT_ARGS} --output ${OUT}/straight
+                RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
 if(NOT (rc EQUAL 0 OR rc EQUAL 1))
   message(FATAL_ERROR "the uninterrupted run failed (${rc}): ${err}")
 endif()
 foreach(interrupt_after IN LISTS INTERRUPTS)
-  execute_process(COMMAND ${EXE} ${ARGS} --resume --interrupt-after ${interrupt_after}
-                          --output ${OUT}/resumed
+  execute_process(COMMAND ${EXE} ${ARGS} ${RESUMED_ARGS} --resume --interrupt-after
+                          ${interrupt_after} --output ${OUT}/resumed
                   RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
   if(NOT rc EQUAL 2 OR NOT err MATCHES "interrupted")
     message(FATAL_ERROR "the run stopped after ${interrupt_after} steps was not interrupted (${rc}): ${err}")
   endif()
 endforeach()
-execute_process(COMMAND ${EXE} ${ARGS} --resume --output ${OUT}/resumed RESULT_VARIABLE rc
-                OUTPUT_QUIET ERROR_VARIABLE err)
+execute_process(COMMAND ${EXE} ${ARGS} ${RESUMED_ARGS} --resume --output ${OUT}/resumed
+                RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
 if(NOT (rc EQUAL 0 OR rc EQUAL 1))
   message(FATAL_ERROR "the resumed run failed (${rc}): ${err}")
 endif()
