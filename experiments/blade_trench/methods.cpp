@@ -136,7 +136,10 @@ Start prepare(const TrenchConfig& config, const fs::path& dir, const fs::path& c
   results.measure("settling wall time", settled.seconds, "s",
                   settled.from_cache
                       ? "read from the cache"
-                      : std::to_string(settled.steps) + " DEM steps (soft, stiffening, stiff)");
+                      : std::to_string(settled.steps) + " DEM steps (soft, stiffening, stiff)" +
+                            (settled.resumed ? "; this process's share: it resumed the settling "
+                                               "from its checkpoint"
+                                             : ""));
   if (!settled.from_cache) results.measure("settling CPU time", settled.cpu_seconds, "s");
   return start;
 }

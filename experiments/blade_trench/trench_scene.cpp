@@ -257,9 +257,10 @@ long settle_stage(World& world, const TrenchGeometry& g, const SettleStage& stag
 }
 
 // Settles `world` (blade at rest) in place, from the settling's checkpoint in `cache` when
-// there is one; returns the steps taken (in this run). The world's moduli are restored.
+// there is one; returns the settling's DEM steps, those before a resume included. The world's
+// moduli are restored.
 long settle(World& world, const TrenchGeometry& g, double top, const fs::path& cache,
-            long* checkpoints_left) {
+            long* checkpoints_left, bool& resumed_settling) {
   std::vector<double> stiff;
   for (const Material& m : world.materials) stiff.push_back(m.youngs_modulus);
   const std::vector<SettleStage> stages = settle_stages(stiff, std::sqrt(2.0 * top / kGravity));
@@ -295,6 +296,7 @@ long settle(World& world, const TrenchGeometry& g, double top, const fs::path& c
       throw InputError(progress.string() + ": metadata: " + e.what() +
                        " (delete the file to settle the trench again)");
     }
+    resumed_settling = true;
     std::cout << "settling: resumed in stage " << stages[first].name << " at t = " << world.time
               << " s" << std::endl;
   } else {
@@ -444,7 +446,8 @@ Settled settled_trench(const TrenchGeometry& g, const fs::path& cache, long* che
   }
   const Clock::time_point start = Clock::now();
   const double cpu_start = process_cpu_seconds();
-  settled.steps = settle(world, g, pour_lattice(g).height, cache, checkpoints_left);
+  settled.steps =
+      settle(world, g, pour_lattice(g).height, cache, checkpoints_left, settled.resumed);
   settled.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   settled.cpu_seconds = process_cpu_seconds() - cpu_start;
   std::cout << "settling: " << settled.steps << " steps, " << settled.seconds << " s wall, "

@@ -61,6 +61,7 @@ struct Settled {
   double cpu_seconds = 0.0;          // its CPU time, all threads (0 when read from the cache)
   double max_speed = 0.0;            // largest grain speed when it stopped, m/s
   bool from_cache = false;
+  bool resumed = false;  // continued from a settling's checkpoint: seconds are this process's
 };
 
 // Pours the lattice into the trench and settles it with the penalty DEM, then writes the state
