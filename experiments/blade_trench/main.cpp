@@ -33,7 +33,7 @@ struct Options {
   int pgj_iterations = kPgjIterations;
   bool complete = false;
   bool resume = false;
-  long interrupt_after = -1;  // windows over all runs; -1: none
+  long interrupt_after = -1;  // settling checkpoints and windows over all runs; -1: none
   bool settle_only = false;
   // --cache: where settled packings are kept (empty: the build tree's trench-cache).
   std::string cache;
