@@ -105,10 +105,8 @@ void write_table(ExperimentResults& results, const fs::path& dir,
           t.steady_end, t.dem_mean);
   row("DEM", 0.0, dem, dem_draft.mean, 0.0, 0.0, end_of(dem), dem_draft.mean);
   for (const RunResult& r : pgj) {
-    const Steady draft = steady(r, steady_start);
-    const Steady same_window = steady(dem, steady_start, end_of(r));
-    row("PGJ", 0.0, r, draft.mean, std::abs(draft.mean - same_window.mean) / same_window.mean,
-        relative_rms(draft, same_window), end_of(r), same_window.mean);
+    const ToleranceResult j = judge(0.0, r, dem, steady_start);
+    row("PGJ", 0.0, r, j.draft.mean, j.mean_difference, j.rms_difference, j.steady_end, j.dem_mean);
   }
 }
 
