@@ -15,6 +15,7 @@
 
 #include "moreau/core/error.hpp"
 #include "moreau/dem/dem_stepper.hpp"
+#include "moreau/harness/cache_lock.hpp"
 #include "moreau/harness/resumable_run.hpp"
 #include "moreau/harness/stepping.hpp"
 #include "moreau/io/checkpoint.hpp"
@@ -429,6 +430,10 @@ Settled settled_trench(const TrenchGeometry& g, const fs::path& cache, long* che
   settled.checkpoint = cache_file(g, cache);
   const nlohmann::json scene = trench_scene(g, kBulkDensity / kExpectedPacking, 0.0);
   World world = parse_scene(scene, "blade trench " + g.tag()).world;
+  // Another process settling the same trench into the same cache (two runs of one build tree,
+  // ctest -j) is waited for: its packing is then read, not settled a second time beside it.
+  const CacheLock lock(settled.checkpoint, "waiting for another process settling trench " +
+                                               g.tag() + " into " + cache.string());
   // A cached packing that cannot be read or is of another trench is an error naming the file:
   // settling again in its place would hide why the cache was not used.
   if (fs::exists(settled.checkpoint)) {
@@ -462,7 +467,6 @@ Settled settled_trench(const TrenchGeometry& g, const fs::path& cache, long* che
     if (b.is_dynamic()) b.linear_velocity.setZero();
   world.bodies[blade_index(world)].linear_velocity = Vec3(kBladeSpeed, 0.0, 0.0);
   world.time = 0.0;
-  fs::create_directories(cache);
   nlohmann::json metadata = cache_identity(g, kSettledKind);
   metadata["settle_steps"] = settled.steps;
   metadata["max_speed"] = settled.max_speed;

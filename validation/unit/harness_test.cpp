@@ -3,7 +3,9 @@
 // every reference/*/expected.json, that each check can fail.
 #define BOOST_TEST_MODULE harness
 #include <algorithm>
+#include <atomic>
 #include <boost/test/unit_test.hpp>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <filesystem>
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "moreau/core/error.hpp"
+#include "moreau/harness/cache_lock.hpp"
 #include "moreau/harness/experiment.hpp"
 #include "moreau/harness/piece_pool.hpp"
 #include "moreau/harness/results.hpp"
@@ -555,4 +558,25 @@ BOOST_AUTO_TEST_CASE(a_stop_signal_is_noted_for_the_next_checkpoint_not_obeyed_a
   BOOST_CHECK(!moreau::resumable::stop_requested());
   std::raise(SIGTERM);  // with the default action this ends the test process
   BOOST_CHECK(moreau::resumable::stop_requested());
+}
+
+BOOST_AUTO_TEST_CASE(a_cache_lock_waits_for_its_holder) {
+  // flock(2) locks an open file, so a second lock from this process waits as another process's
+  // would: the waiting thread gets the lock only once the holder has finished its entry.
+  const std::filesystem::path entry =
+      std::filesystem::temp_directory_path() / "moreau_harness_test_cache" / "entry.json";
+  std::atomic<bool> entry_written = false;
+  std::atomic<bool> saw_entry_written = false;
+  std::optional<moreau::CacheLock> holder;
+  holder.emplace(entry, "holder waiting (not expected)");
+  std::thread waiter([&] {
+    const moreau::CacheLock lock(entry, "waiting for the holder");
+    saw_entry_written = entry_written.load();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  entry_written = true;
+  holder.reset();
+  waiter.join();
+  BOOST_TEST(saw_entry_written.load());
+  std::filesystem::remove_all(entry.parent_path());
 }

@@ -1,5 +1,7 @@
 #include "moreau/io/checkpoint.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -290,7 +292,10 @@ void write_checkpoint(const std::filesystem::path& path, const World& world,
   if (contents.metadata.is_object()) document["metadata"] = contents.metadata;
   if (document.contains("scheme_state") || document.contains("metadata"))
     document["version"] = kVersion;
-  const std::filesystem::path partial = path.string() + ".partial";
+  // The partial file is the writing process's own, so that two processes writing the same
+  // checkpoint (a cache shared by two runs) do not write into one partial file or rename it
+  // from under each other: the last rename wins, each leaving a whole file.
+  const std::filesystem::path partial = path.string() + ".partial" + std::to_string(::getpid());
   {
     std::ofstream out(partial);
     out << document.dump(1) << '\n';  // nlohmann writes doubles with round-trip precision

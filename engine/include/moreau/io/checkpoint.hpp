@@ -43,8 +43,9 @@ struct CheckpointContents {
   std::optional<DemState> dem_state = std::nullopt;
 };
 
-// Writes the world and `contents` to `path` (through `path`.partial renamed into place, so that
-// a process killed while writing leaves the previous file at `path` whole). Throws InputError
+// Writes the world and `contents` to `path` (through `path`.partial<pid>, the process's own,
+// renamed into place, so that a process killed while writing leaves the previous file at `path`
+// whole and two processes writing `path` do not mix their files). Throws InputError
 // naming the file if it cannot be written, or if the metadata is neither null nor an object.
 void write_checkpoint(const std::filesystem::path& path, const World& world,
                       const CheckpointContents& contents);
