@@ -5,7 +5,7 @@
 # the files in TIMED (a wall-clock column), or, with COLUMNS, but for every column of theirs not
 # in COLUMNS (comma-separated files whose wall-clock columns lie in between). A run that ends has
 # status 0 or 1 (1: a check failed, which is the experiment test's matter, not this one's); 2 is
-# an error.
+# an error; a stopped run has status 4 (moreau/harness/experiment.hpp).
 # Arguments: -DEXE=experiment -DOUT=dir -DARGS=args -DINTERRUPTS=steps -DFILES=names
 #            [-DTIMED=names] [-DCOLUMNS=indices from 0] [-DSTRAIGHT_ARGS=args]
 #            [-DRESUMED_ARGS=args] (added to the uninterrupted run's and to the resumed runs'
@@ -30,7 +30,7 @@ foreach(interrupt_after IN LISTS INTERRUPTS)
   execute_process(COMMAND ${EXE} ${ARGS} ${RESUMED_ARGS} --resume --interrupt-after
                           ${interrupt_after} --output ${OUT}/resumed
                   RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
-  if(NOT rc EQUAL 2 OR NOT err MATCHES "interrupted")
+  if(NOT rc EQUAL 4 OR NOT err MATCHES "stopped: .*interrupted")
     message(FATAL_ERROR "the run stopped after ${interrupt_after} steps was not interrupted (${rc}): ${err}")
   endif()
 endforeach()

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "moreau/core/allocator.hpp"
+#include "moreau/harness/resumable_run.hpp"
 
 namespace moreau {
 
@@ -17,6 +18,9 @@ int run_experiment(int argc, char** argv, const std::string& experiment,
     if (end == RunEnd::part_without_results) return 0;
     results.write(args.output_directory);
     return end == RunEnd::part ? 0 : results.exit_code();
+  } catch (const resumable::Interrupted& e) {
+    std::cerr << experiment << ": stopped: " << e.what() << "\n";
+    return kStoppedExitStatus;
   } catch (const std::exception& e) {
     std::cerr << experiment << ": error: " << e.what() << "\n";
     return 2;

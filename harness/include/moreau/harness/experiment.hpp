@@ -25,7 +25,10 @@ using ExperimentBody = std::function<RunEnd(const ExperimentArguments&, Experime
 // Parses the command line (the common options and `own`), loads the reference of `experiment`
 // from --reference, runs `body` and writes results.json into --output as `body`'s end asks.
 // Returns the exit status: an error (bad arguments, input the run refuses) is reported on
-// stderr as "<experiment>: error: ..." with status 2.
+// stderr as "<experiment>: error: ..." with status 2; a run stopped at a checkpoint before its end
+// (resumable::Interrupted: a stop signal, the --interrupt-after test hook), which --resume
+// continues, as "<experiment>: stopped: ..." with kStoppedExitStatus.
+constexpr int kStoppedExitStatus = 4;
 int run_experiment(int argc, char** argv, const std::string& experiment,
                    const ExperimentOptions& own, const ExperimentBody& body);
 int run_experiment(int argc, char** argv, const std::string& experiment,
