@@ -12,6 +12,7 @@
 #include <string>
 
 #include "moreau/core/error.hpp"
+#include "moreau/harness/cache_lock.hpp"
 #include "moreau/harness/stepping.hpp"
 #include "moreau/integrator/shake_stepper.hpp"
 #include "moreau/io/checkpoint.hpp"
@@ -226,6 +227,11 @@ World pile_world(const Pile& pile) {
 }
 
 Pile settled_pile(int spheres) {
+  // Another process settling the same pile into the cache is waited for, and its pile read.
+  std::optional<CacheLock> lock;
+  if (const fs::path path = cache_path(spheres); !path.empty())
+    lock.emplace(path, "waiting for another process settling the " + std::to_string(spheres) +
+                           "-sphere pile into " + path.parent_path().string());
   if (std::optional<Pile> cached = read_cache(spheres)) return *cached;
   Pile pile = initial_pile(spheres);
   settle(pile);
