@@ -15,9 +15,14 @@ flags=(-DMOREAU_FULL_SCALE=OFF)
 if [ "$scale" != quick ]; then flags=(-DMOREAU_FULL_SCALE=ON); fi
 "$here/scripts/setup.sh" "$here/build" "${flags[@]}"
 output="$here/build/experiment-output"
-# A fresh run of a scale replaces the last one's results, so the report cannot mix them.
-rm -rf "$output/quick"
-if [ "$scale" != quick ]; then rm -rf "$output/full"; fi
+# A fresh run of a scale replaces the last one's results, so the report cannot mix them; the
+# runs that resume (--resume: the long ones) keep their checkpoints and continue from them.
+tests_json=$(cd "$here/build" && ctest --show-only=json-v1)
+for cleared in quick full; do
+  if [ "$cleared" = quick ] || [ "$scale" != quick ]; then
+    /usr/bin/python3 "$here/scripts/clear_run_outputs.py" "$output/$cleared" - <<<"$tests_json"
+  fi
+done
 status=0
 labels=(-L experiment)
 if [ "$scale" = quick ]; then labels+=(-LE full); elif [ "$scale" = full ]; then labels+=(-LE long); fi
