@@ -96,6 +96,10 @@ int main(int argc, char** argv) {
         TrenchConfig config = trench_config(args.scale, own.trench, own.complete, own.size);
         config.ipm_preconditioner = own.preconditioner;
         long* interrupt = own.interrupt_after > 0 ? &own.interrupt_after : nullptr;
+        // A resumable job that is told to stop (SIGINT, SIGTERM) checkpoints first, so that the
+        // next start loses nothing: the settling (which always continues from its checkpoint in
+        // the cache) at its next checkpoint, a ploughing run at the end of its current window.
+        if (own.resume || own.settle_only) resumable::stop_on_signals();
         const Start start = prepare(config, dir, own.cache, interrupt, results);
         results.add_file("settled_packing.json", "raw");
         results.add_file("trench_scene.json", "raw");
@@ -104,9 +108,6 @@ int main(int argc, char** argv) {
         if (own.settle_only) return RunEnd::part;
         // Checkpoints at the full scale always, at the quick scale when asked to resume.
         const fs::path checkpoints = own.resume || args.full() ? dir / "checkpoints" : fs::path();
-        // A resumable run that is told to stop (SIGINT, SIGTERM) checkpoints its current window
-        // first, so that the next start loses nothing.
-        if (own.resume) resumable::stop_on_signals();
         const SpecFor spec = [&](const std::string& label, const std::string& slug,
                                  double duration) {
           return RunSpec{label,      slug,     duration, checkpoints, config.checkpoint_every,

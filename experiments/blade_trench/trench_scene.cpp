@@ -155,7 +155,8 @@ struct StageProgress {
 // with no springs) or within it, with `steps_before` the DEM steps of the stages before it.
 // Written over the previous one (write_checkpoint renames it into place, so a settling killed
 // while writing keeps the last one). `checkpoints_left` (the --interrupt-after test hook; null:
-// none) counts them down; at zero the settling stops as if killed.
+// none) counts them down; at zero the settling stops as if killed. After a stop signal
+// (resumable::stop_on_signals) the settling stops at its next checkpoint.
 void write_progress(const fs::path& progress, const World& world, const TrenchGeometry& g,
                     int stage, long steps_before, const Stepper* stepper,
                     const StageProgress& within, long* checkpoints_left) {
@@ -180,6 +181,9 @@ void write_progress(const fs::path& progress, const World& world, const TrenchGe
   if (checkpoints_left && --*checkpoints_left == 0)
     throw resumable::Interrupted("settling interrupted after a checkpoint in stage " +
                                  std::to_string(stage) + " (--interrupt-after)");
+  if (resumable::stop_requested())
+    throw resumable::Interrupted("settling stopped by a signal after a checkpoint in stage " +
+                                 std::to_string(stage));
 }
 
 // A stage resumed from the settling's checkpoint (read into the world already).
