@@ -18,11 +18,9 @@ output="$here/build/experiment-output"
 # A fresh run of a scale replaces the last one's results, so the report cannot mix them; the
 # runs that resume (--resume: the long ones) keep their checkpoints and continue from them.
 tests_json=$(cd "$here/build" && ctest --show-only=json-v1)
-for cleared in quick full; do
-  if [ "$cleared" = quick ] || [ "$scale" != quick ]; then
-    /usr/bin/python3 "$here/scripts/clear_run_outputs.py" "$output/$cleared" - <<<"$tests_json"
-  fi
-done
+clear_outputs() { /usr/bin/python3 "$here/scripts/clear_run_outputs.py" "$output/$1" - <<<"$tests_json"; }
+clear_outputs quick
+if [ "$scale" != quick ]; then clear_outputs full; fi
 status=0
 labels=(-L experiment)
 if [ "$scale" = quick ]; then labels+=(-LE full); elif [ "$scale" = full ]; then labels+=(-LE long); fi
